@@ -1,0 +1,18 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "KeyedArchive",
+    products: [
+        .library(name: "PropertyList", targets: ["PropertyList"]),
+        .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
+        .executable(name: "keyedarchive", targets: ["keyedarchive"]),
+    ],
+    targets: [
+        .target(name: "PropertyList"),
+        .target(name: "KeyedArchive", dependencies: ["PropertyList"]),
+        .executableTarget(name: "keyedarchive", dependencies: ["PropertyList", "KeyedArchive"]),
+        .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,128 @@
+/// A property-list dictionary that keeps its entries in file order.
+///
+/// Order matters twice over: Apple's binary writer stores keys in its hash-table order, and a
+/// byte-exact rewrite must reproduce it; and readers diffing two archives want to see what the
+/// file says. Duplicate keys (possible in a hand-made binary file) are kept as entries; lookup
+/// returns the last one, which is what Core Foundation's readers do.
+public struct PropertyListDictionary: Hashable, Sendable, RandomAccessCollection {
+    public struct Entry: Hashable, Sendable {
+        public var key: String
+        public var value: PropertyListValue
+
+        public init(key: String, value: PropertyListValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    public private(set) var entries: [Entry]
+
+    /// Large dictionaries get a hash index so that lookups stay O(1); small ones scan, which is
+    /// faster than hashing for the handful of keys an archived object has.
+    private var index: [String: Int]?
+    private static let indexThreshold = 24
+
+    public init() {
+        entries = []
+        index = nil
+    }
+
+    public init(entries: [Entry]) {
+        self.entries = entries
+        rebuildIndexIfNeeded()
+    }
+
+    public init(_ pairs: KeyValuePairs<String, PropertyListValue>) {
+        self.init(entries: pairs.map { Entry(key: $0.key, value: $0.value) })
+    }
+
+    public init<S: Sequence>(pairs: S) where S.Element == (String, PropertyListValue) {
+        self.init(entries: pairs.map { Entry(key: $0.0, value: $0.1) })
+    }
+
+    private mutating func rebuildIndexIfNeeded() {
+        guard entries.count >= Self.indexThreshold else {
+            index = nil
+            return
+        }
+        var built = [String: Int](minimumCapacity: entries.count)
+        for (position, entry) in entries.enumerated() {
+            built[entry.key] = position
+        }
+        index = built
+    }
+
+    public var startIndex: Int { entries.startIndex }
+    public var endIndex: Int { entries.endIndex }
+    public subscript(position: Int) -> Entry { entries[position] }
+
+    public var keys: [String] { entries.map(\.key) }
+    public var values: [PropertyListValue] { entries.map(\.value) }
+
+    /// Position of the entry that lookup by `key` returns (the last one with that key).
+    public func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        var position = entries.count
+        while position > 0 {
+            position -= 1
+            if entries[position].key == key { return position }
+        }
+        return nil
+    }
+
+    /// The value for `key`. Setting replaces the value in place (keeping the key's position) or
+    /// appends a new entry; setting nil removes every entry with that key.
+    public subscript(key: String) -> PropertyListValue? {
+        get {
+            guard let position = position(of: key) else { return nil }
+            return entries[position].value
+        }
+        set {
+            if let newValue {
+                if let position = position(of: key) {
+                    entries[position].value = newValue
+                } else {
+                    entries.append(Entry(key: key, value: newValue))
+                    if index != nil {
+                        index?[key] = entries.count - 1
+                    } else if entries.count >= Self.indexThreshold {
+                        rebuildIndexIfNeeded()
+                    }
+                }
+            } else {
+                entries.removeAll { $0.key == key }
+                rebuildIndexIfNeeded()
+            }
+        }
+    }
+
+    /// Appends an entry without looking for an existing key (used by readers, which must keep
+    /// duplicates to stay lossless).
+    public mutating func append(key: String, value: PropertyListValue) {
+        entries.append(Entry(key: key, value: value))
+        if index != nil {
+            index?[key] = entries.count - 1
+        } else if entries.count >= Self.indexThreshold {
+            rebuildIndexIfNeeded()
+        }
+    }
+
+    public mutating func reserveCapacity(_ count: Int) {
+        entries.reserveCapacity(count)
+    }
+
+    // Equality and hashing are by entries in order; the index is derived state.
+    public static func == (lhs: PropertyListDictionary, rhs: PropertyListDictionary) -> Bool {
+        lhs.entries == rhs.entries
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entries)
+    }
+}
+
+extension PropertyListDictionary: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, PropertyListValue)...) {
+        self.init(pairs: elements)
+    }
+}

@@ -1,0 +1,23 @@
+/// Limits a reader enforces on untrusted input. Each guards against one kind of hostile file;
+/// defaults are generous enough for every Apple-made file we know of.
+public struct PropertyListReadingOptions: Hashable, Sendable {
+    /// Deepest container nesting accepted. Default 512, Core Foundation's own XML limit
+    /// (it is 128 on iOS). Guards the stack: readers recurse at most this deep.
+    public var maximumDepth: Int = 512
+    /// Most objects a binary file may declare in its trailer. Default 64 Mi (a file that
+    /// declares more needs at least that many bytes of offset table anyway; this caps the
+    /// memory of the object table before any object is read).
+    public var maximumObjectCount: Int = 64 << 20
+    /// Most elements one array, set or dictionary may hold. Default 16 Mi.
+    public var maximumCollectionCount: Int = 16 << 20
+    /// Most bytes (data) or characters (strings) in one value. Default 256 MiB.
+    public var maximumValueLength: Int = 256 << 20
+    /// Most values a binary file may expand to when its shared objects are copied into a
+    /// tree (a "billion laughs" file of arrays that reference one another repeatedly).
+    /// Default 64 Mi values.
+    public var maximumExpandedValueCount: Int = 64 << 20
+
+    public init() {}
+
+    public static let `default` = PropertyListReadingOptions()
+}

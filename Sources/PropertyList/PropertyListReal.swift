@@ -1,0 +1,82 @@
+/// A floating-point number with the width it was stored in.
+///
+/// Core Foundation writes a 32-bit float (`0x22`) when the number's storage type is a float,
+/// otherwise a 64-bit double (`0x23`); keeping the width makes a round trip byte-exact.
+/// Equality and hashing compare bit patterns, so NaN equals itself and `-0.0` differs from `0.0`:
+/// a lossless model must tell them apart.
+public enum PropertyListReal: Hashable, Sendable, CustomStringConvertible {
+    case float32(Float)
+    case float64(Double)
+
+    /// The value widened to `Double`.
+    public var doubleValue: Double {
+        switch self {
+        case .float32(let value): return Double(value)
+        case .float64(let value): return value
+        }
+    }
+
+    public var is32Bit: Bool {
+        if case .float32 = self { return true }
+        return false
+    }
+
+    public static func == (lhs: PropertyListReal, rhs: PropertyListReal) -> Bool {
+        switch (lhs, rhs) {
+        case let (.float32(a), .float32(b)): return a.bitPattern == b.bitPattern
+        case let (.float64(a), .float64(b)): return a.bitPattern == b.bitPattern
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .float32(let value):
+            hasher.combine(0 as UInt8)
+            hasher.combine(value.bitPattern)
+        case .float64(let value):
+            hasher.combine(1 as UInt8)
+            hasher.combine(value.bitPattern)
+        }
+    }
+
+    public var description: String { doubleValue.description }
+}
+
+/// A date as a property list stores it: seconds since 2001-01-01T00:00:00Z (the Core
+/// Foundation reference date), as a 64-bit float. Compared by bit pattern, like ``PropertyListReal``.
+public struct PropertyListDate: Hashable, Sendable, CustomStringConvertible {
+    public let secondsSinceReferenceDate: Double
+
+    public init(secondsSinceReferenceDate: Double) {
+        self.secondsSinceReferenceDate = secondsSinceReferenceDate
+    }
+
+    /// Seconds between 1970-01-01 and 2001-01-01.
+    public static let unixEpochOffset: Double = 978_307_200
+
+    public init(secondsSince1970: Double) {
+        self.init(secondsSinceReferenceDate: secondsSince1970 - Self.unixEpochOffset)
+    }
+
+    public static func == (lhs: PropertyListDate, rhs: PropertyListDate) -> Bool {
+        lhs.secondsSinceReferenceDate.bitPattern == rhs.secondsSinceReferenceDate.bitPattern
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(secondsSinceReferenceDate.bitPattern)
+    }
+
+    public var description: String { "date(\(secondsSinceReferenceDate))" }
+}
+
+/// A keyed-archive object reference (`CF$UID`): an index into the archive's `$objects` array.
+public struct PropertyListUID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let value: UInt64
+
+    public init(_ value: UInt64) { self.value = value }
+
+    public static func < (lhs: PropertyListUID, rhs: PropertyListUID) -> Bool { lhs.value < rhs.value }
+
+    public var description: String { "CF$UID(\(value))" }
+}

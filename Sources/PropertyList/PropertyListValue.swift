@@ -1,0 +1,133 @@
+/// One property-list value: the lossless, ordered model both readers produce and both writers take.
+///
+/// Every case keeps what a file can distinguish: integer storage form, real width, dictionary
+/// order, and the UID type of keyed archives. Equality is exact (reals by bit pattern), so a
+/// value read and written back compares equal only if nothing was lost.
+public indirect enum PropertyListValue: Hashable, Sendable {
+    case string(String)
+    case integer(PropertyListInteger)
+    case real(PropertyListReal)
+    case bool(Bool)
+    case date(PropertyListDate)
+    case data([UInt8])
+    case uid(PropertyListUID)
+    case array([PropertyListValue])
+    case dictionary(PropertyListDictionary)
+    /// A binary-plist set (`0xC` marker). Core Foundation can read these but never writes them;
+    /// they have no XML form.
+    case set([PropertyListValue])
+}
+
+extension PropertyListValue {
+    /// A short name of the case, for error messages ("expected string, found integer").
+    public var kindName: String {
+        switch self {
+        case .string: return "string"
+        case .integer: return "integer"
+        case .real: return "real"
+        case .bool: return "boolean"
+        case .date: return "date"
+        case .data: return "data"
+        case .uid: return "UID"
+        case .array: return "array"
+        case .dictionary: return "dictionary"
+        case .set: return "set"
+        }
+    }
+
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    public var integerValue: PropertyListInteger? {
+        if case .integer(let value) = self { return value }
+        return nil
+    }
+
+    public var int64Value: Int64? { integerValue?.int64Value }
+    public var uint64Value: UInt64? { integerValue?.uint64Value }
+    public var intValue: Int? { integerValue?.intValue }
+
+    /// A real's value widened to `Double` (integers are not converted: ask for them explicitly).
+    public var doubleValue: Double? {
+        if case .real(let value) = self { return value.doubleValue }
+        return nil
+    }
+
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    public var dateValue: PropertyListDate? {
+        if case .date(let value) = self { return value }
+        return nil
+    }
+
+    public var dataValue: [UInt8]? {
+        if case .data(let value) = self { return value }
+        return nil
+    }
+
+    public var uidValue: PropertyListUID? {
+        if case .uid(let value) = self { return value }
+        return nil
+    }
+
+    public var arrayValue: [PropertyListValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+
+    public var dictionaryValue: PropertyListDictionary? {
+        if case .dictionary(let value) = self { return value }
+        return nil
+    }
+
+    public var setValue: [PropertyListValue]? {
+        if case .set(let value) = self { return value }
+        return nil
+    }
+
+    /// Dictionary lookup; nil for a missing key or a value that is not a dictionary.
+    public subscript(key: String) -> PropertyListValue? {
+        dictionaryValue?[key]
+    }
+
+    /// Array element; nil when out of range or not an array.
+    public subscript(index: Int) -> PropertyListValue? {
+        guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
+        return elements[index]
+    }
+
+    public static func int(_ value: Int) -> PropertyListValue { .integer(PropertyListInteger(Int64(value))) }
+    public static func double(_ value: Double) -> PropertyListValue { .real(.float64(value)) }
+    public static func float(_ value: Float) -> PropertyListValue { .real(.float32(value)) }
+}
+
+extension PropertyListValue: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+}
+
+extension PropertyListValue: ExpressibleByIntegerLiteral {
+    public init(integerLiteral value: Int64) { self = .integer(PropertyListInteger(value)) }
+}
+
+extension PropertyListValue: ExpressibleByFloatLiteral {
+    public init(floatLiteral value: Double) { self = .real(.float64(value)) }
+}
+
+extension PropertyListValue: ExpressibleByBooleanLiteral {
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+extension PropertyListValue: ExpressibleByArrayLiteral {
+    public init(arrayLiteral elements: PropertyListValue...) { self = .array(elements) }
+}
+
+extension PropertyListValue: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, PropertyListValue)...) {
+        self = .dictionary(PropertyListDictionary(pairs: elements))
+    }
+}
