@@ -3,7 +3,7 @@
 /// Every case keeps what a file can distinguish: integer storage form, real width, dictionary
 /// order, and the UID type of keyed archives. Equality is exact (reals by bit pattern), so a
 /// value read and written back compares equal only if nothing was lost.
-public indirect enum PropertyListValue: Hashable, Sendable {
+public enum PropertyListValue: Hashable, Sendable {
     case string(String)
     case integer(PropertyListInteger)
     case real(PropertyListReal)

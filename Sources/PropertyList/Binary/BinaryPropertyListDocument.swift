@@ -26,8 +26,19 @@ public struct BinaryPropertyListDocument: Hashable, Sendable {
     /// The object number of the root.
     public var topObject: Int
 
+    /// Sizes the file was written with, when the document was read from a file. A writer uses
+    /// them to pick Core Foundation's era variant that reproduces the file (``BinaryPropertyListWriter/matching(_:)``).
+    public var sourceLayout: Layout?
+
+    public struct Layout: Hashable, Sendable {
+        public var offsetIntSize: Int
+        public var objectRefSize: Int
+        public var offsetTableOffset: Int
+    }
+
     public init(objects: [Object], topObject: Int) {
         self.objects = objects
         self.topObject = topObject
+        self.sourceLayout = nil
     }
 }

@@ -1,0 +1,352 @@
+/// Reads `bplist00` files into a ``BinaryPropertyListDocument``.
+///
+/// The whole structure is validated before any value is built: header, trailer and offset
+/// table first (with overflow-checked arithmetic), then every object, then the reference graph
+/// (no container may contain itself, nesting within ``PropertyListReadingOptions/maximumDepth``).
+/// The reader never recurses on input and never copies the input bytes.
+public enum BinaryPropertyListReader {
+    /// Reads a binary property list from `bytes`.
+    /// - Throws: ``PropertyListError`` naming the fault and its byte offset.
+    public static func read(_ bytes: UnsafeRawBufferPointer, options: PropertyListReadingOptions = .default) throws(PropertyListError) -> BinaryPropertyListDocument {
+        var parser = BinaryPropertyListParser(bytes: bytes, options: options)
+        return try parser.parseDocument()
+    }
+
+    public static func read(_ bytes: [UInt8], options: PropertyListReadingOptions = .default) throws(PropertyListError) -> BinaryPropertyListDocument {
+        let result: Result<BinaryPropertyListDocument, PropertyListError> = bytes.withUnsafeBytes { buffer in
+            do throws(PropertyListError) {
+                return .success(try read(buffer, options: options))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Whether `bytes` start with the binary property-list magic.
+    public static func hasBinaryHeader(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count >= 8 && bytes.prefix(8).elementsEqual(BinaryPropertyListFormat.magic)
+    }
+}
+
+enum BinaryPropertyListFormat {
+    static let magic: [UInt8] = Array("bplist00".utf8)
+    static let headerLength = 8
+    static let trailerLength = 32
+}
+
+struct BinaryPropertyListParser {
+    let bytes: UnsafeRawBufferPointer
+    let options: PropertyListReadingOptions
+    var objectRefSize = 0
+    var objectCount = 0
+    var offsetTableStart = 0
+
+    init(bytes: UnsafeRawBufferPointer, options: PropertyListReadingOptions) {
+        self.bytes = bytes
+        self.options = options
+    }
+
+    private func fail(_ code: PropertyListError.Code, _ message: String, at offset: Int) -> PropertyListError {
+        PropertyListError(code, message, at: .byteOffset(offset))
+    }
+
+    /// Big-endian unsigned integer of `width` (1...8) bytes at `offset`; the caller has checked bounds.
+    @inline(__always)
+    private func readUnsigned(at offset: Int, width: Int) -> UInt64 {
+        var value: UInt64 = 0
+        var position = offset
+        let end = offset &+ width
+        while position < end {
+            value = (value << 8) | UInt64(bytes[position])
+            position &+= 1
+        }
+        return value
+    }
+
+    mutating func parseDocument() throws(PropertyListError) -> BinaryPropertyListDocument {
+        let length = bytes.count
+        guard length >= BinaryPropertyListFormat.headerLength else {
+            throw fail(.truncated, "file is \(length) bytes, shorter than the 8-byte bplist00 header", at: 0)
+        }
+        guard bytes.prefix(8).elementsEqual(BinaryPropertyListFormat.magic) else {
+            throw fail(.invalidHeader, "header is not bplist00", at: 0)
+        }
+        guard length >= BinaryPropertyListFormat.headerLength + 1 + BinaryPropertyListFormat.trailerLength else {
+            throw fail(.truncated, "file is \(length) bytes, too short for one object and the 32-byte trailer", at: length)
+        }
+        let trailerStart = length - BinaryPropertyListFormat.trailerLength
+        let offsetIntSize = Int(bytes[trailerStart + 6])
+        objectRefSize = Int(bytes[trailerStart + 7])
+        let declaredCount = readUnsigned(at: trailerStart + 8, width: 8)
+        let topObject = readUnsigned(at: trailerStart + 16, width: 8)
+        let tableOffset = readUnsigned(at: trailerStart + 24, width: 8)
+
+        guard (1...8).contains(offsetIntSize) else {
+            throw fail(.invalidTrailer, "offset size \(offsetIntSize) is not 1 to 8 bytes", at: trailerStart + 6)
+        }
+        guard (1...8).contains(objectRefSize) else {
+            throw fail(.invalidTrailer, "object reference size \(objectRefSize) is not 1 to 8 bytes", at: trailerStart + 7)
+        }
+        guard declaredCount >= 1 else {
+            throw fail(.invalidTrailer, "object count is 0", at: trailerStart + 8)
+        }
+        guard declaredCount <= UInt64(options.maximumObjectCount) else {
+            throw fail(.sizeLimitExceeded, "object count \(declaredCount) exceeds the limit of \(options.maximumObjectCount)", at: trailerStart + 8)
+        }
+        objectCount = Int(declaredCount)
+        guard objectRefSize >= 8 || declaredCount <= (UInt64(1) << UInt64(8 * objectRefSize)) else {
+            throw fail(.invalidTrailer, "\(objectRefSize)-byte references cannot address \(declaredCount) objects", at: trailerStart + 7)
+        }
+        guard topObject < declaredCount else {
+            throw fail(.invalidTrailer, "top object \(topObject) is not below the object count \(declaredCount)", at: trailerStart + 16)
+        }
+        guard tableOffset > UInt64(BinaryPropertyListFormat.headerLength), tableOffset < UInt64(trailerStart) else {
+            throw fail(.invalidTrailer, "offset table at \(tableOffset) is not between the header and the trailer", at: trailerStart + 24)
+        }
+        offsetTableStart = Int(tableOffset)
+        let (tableLength, overflow) = objectCount.multipliedReportingOverflow(by: offsetIntSize)
+        guard !overflow, tableLength <= trailerStart - offsetTableStart else {
+            throw fail(.invalidTrailer, "offset table of \(declaredCount) entries of \(offsetIntSize) bytes runs past the trailer", at: trailerStart + 24)
+        }
+
+        var objects: [BinaryPropertyListDocument.Object] = []
+        objects.reserveCapacity(objectCount)
+        var entry = offsetTableStart
+        for index in 0..<objectCount {
+            let offset = readUnsigned(at: entry, width: offsetIntSize)
+            guard offset >= UInt64(BinaryPropertyListFormat.headerLength), offset < tableOffset else {
+                throw fail(.invalidOffset, "object \(index) has offset \(offset), outside the object region 8..<\(tableOffset)", at: entry)
+            }
+            objects.append(try parseObject(at: Int(offset), index: index))
+            entry &+= offsetIntSize
+        }
+        let document = BinaryPropertyListDocument(objects: objects, topObject: Int(topObject))
+        let layout = BinaryPropertyListDocument.Layout(offsetIntSize: offsetIntSize, objectRefSize: objectRefSize, offsetTableOffset: offsetTableStart)
+        var validated = document
+        validated.sourceLayout = layout
+        _ = try validated.validateGraph(options: options, objectOffsets: { index in
+            Int(self.readUnsigned(at: self.offsetTableStart &+ index &* offsetIntSize, width: offsetIntSize))
+        })
+        return validated
+    }
+
+    /// Reads the count that follows a marker: the low nibble, or an integer object after it when the nibble is 0xF.
+    /// Returns the count and the offset of the first payload byte.
+    @inline(__always)
+    private func readCount(marker: UInt8, at offset: Int) throws(PropertyListError) -> (count: Int, payload: Int) {
+        let nibble = Int(marker & 0x0F)
+        if nibble != 0x0F { return (nibble, offset &+ 1) }
+        let intOffset = offset &+ 1
+        guard intOffset < offsetTableStart else {
+            throw fail(.truncated, "count integer after marker 0x\(String(marker, radix: 16)) is missing", at: intOffset)
+        }
+        let intMarker = bytes[intOffset]
+        guard intMarker & 0xF0 == 0x10, intMarker & 0x0F <= 3 else {
+            throw fail(.invalidLength, "count after marker 0x\(String(marker, radix: 16)) is not a 1/2/4/8-byte integer (marker 0x\(String(intMarker, radix: 16)))", at: intOffset)
+        }
+        let width = 1 << Int(intMarker & 0x0F)
+        guard width <= offsetTableStart &- intOffset &- 1 else {
+            throw fail(.truncated, "count integer runs past the object region", at: intOffset)
+        }
+        let raw = readUnsigned(at: intOffset &+ 1, width: width)
+        guard raw <= UInt64(Int32.max) else {
+            throw fail(.invalidLength, "count \(Int64(bitPattern: raw)) is negative or absurd", at: intOffset)
+        }
+        return (Int(raw), intOffset &+ 1 &+ width)
+    }
+
+    /// Checks that `count` items of `width` bytes fit between `payload` and the offset table.
+    @inline(__always)
+    private func checkSpan(count: Int, width: Int, payload: Int, objectOffset: Int, what: String) throws(PropertyListError) -> Int {
+        let (span, overflow) = count.multipliedReportingOverflow(by: width)
+        guard !overflow, span <= offsetTableStart &- payload else {
+            throw fail(.invalidLength, "\(what) of \(count) items runs past the object region", at: objectOffset)
+        }
+        return span
+    }
+
+    private func readReferences(count: Int, at payload: Int, objectOffset: Int) throws(PropertyListError) -> [Int] {
+        guard count <= options.maximumCollectionCount else {
+            throw fail(.sizeLimitExceeded, "collection of \(count) elements exceeds the limit of \(options.maximumCollectionCount)", at: objectOffset)
+        }
+        _ = try checkSpan(count: count, width: objectRefSize, payload: payload, objectOffset: objectOffset, what: "collection")
+        var references = [Int]()
+        references.reserveCapacity(count)
+        var position = payload
+        let limit = UInt64(objectCount)
+        for _ in 0..<count {
+            let reference = readUnsigned(at: position, width: objectRefSize)
+            guard reference < limit else {
+                throw fail(.invalidReference, "reference \(reference) is not below the object count \(objectCount)", at: position)
+            }
+            references.append(Int(reference))
+            position &+= objectRefSize
+        }
+        return references
+    }
+
+    private func parseObject(at offset: Int, index: Int) throws(PropertyListError) -> BinaryPropertyListDocument.Object {
+        let marker = bytes[offset]
+        let available = offsetTableStart &- offset &- 1
+        switch marker >> 4 {
+        case 0x0:
+            switch marker {
+            case 0x08: return .bool(false)
+            case 0x09: return .bool(true)
+            default:
+                throw fail(.invalidObjectMarker, "object \(index): marker 0x\(String(marker, radix: 16)) (null/fill) is not a property-list value", at: offset)
+            }
+        case 0x1:
+            let exponent = Int(marker & 0x0F)
+            guard exponent <= 4 else {
+                throw fail(.invalidObjectMarker, "object \(index): integer marker 0x\(String(marker, radix: 16)) has no 1/2/4/8/16-byte width", at: offset)
+            }
+            let width = 1 << exponent
+            guard width <= available else {
+                throw fail(.truncated, "object \(index): \(width)-byte integer runs past the object region", at: offset)
+            }
+            switch width {
+            case 16:
+                let high = Int64(bitPattern: readUnsigned(at: offset &+ 1, width: 8))
+                let low = readUnsigned(at: offset &+ 9, width: 8)
+                return .integer(PropertyListInteger(high: high, low: low, isStoredAs128Bit: true))
+            case 8:
+                return .integer(PropertyListInteger(Int64(bitPattern: readUnsigned(at: offset &+ 1, width: 8))))
+            default:
+                return .integer(PropertyListInteger(Int64(readUnsigned(at: offset &+ 1, width: width))))
+            }
+        case 0x2:
+            switch marker & 0x0F {
+            case 2:
+                guard available >= 4 else { throw fail(.truncated, "object \(index): 4-byte real runs past the object region", at: offset) }
+                return .real(.float32(Float(bitPattern: UInt32(truncatingIfNeeded: readUnsigned(at: offset &+ 1, width: 4)))))
+            case 3:
+                guard available >= 8 else { throw fail(.truncated, "object \(index): 8-byte real runs past the object region", at: offset) }
+                return .real(.float64(Double(bitPattern: readUnsigned(at: offset &+ 1, width: 8))))
+            default:
+                throw fail(.invalidObjectMarker, "object \(index): real marker 0x\(String(marker, radix: 16)) is not 4 or 8 bytes", at: offset)
+            }
+        case 0x3:
+            guard marker == 0x33 else {
+                throw fail(.invalidObjectMarker, "object \(index): date marker 0x\(String(marker, radix: 16)) is not 0x33", at: offset)
+            }
+            guard available >= 8 else { throw fail(.truncated, "object \(index): date runs past the object region", at: offset) }
+            return .date(PropertyListDate(secondsSinceReferenceDate: Double(bitPattern: readUnsigned(at: offset &+ 1, width: 8))))
+        case 0x4:
+            let (count, payload) = try readCount(marker: marker, at: offset)
+            guard count <= options.maximumValueLength else {
+                throw fail(.sizeLimitExceeded, "object \(index): data of \(count) bytes exceeds the limit of \(options.maximumValueLength)", at: offset)
+            }
+            _ = try checkSpan(count: count, width: 1, payload: payload, objectOffset: offset, what: "data")
+            return .data(Array(UnsafeRawBufferPointer(rebasing: bytes[payload..<(payload &+ count)])))
+        case 0x5:
+            let (count, payload) = try readCount(marker: marker, at: offset)
+            guard count <= options.maximumValueLength else {
+                throw fail(.sizeLimitExceeded, "object \(index): string of \(count) characters exceeds the limit of \(options.maximumValueLength)", at: offset)
+            }
+            _ = try checkSpan(count: count, width: 1, payload: payload, objectOffset: offset, what: "ASCII string")
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[payload..<(payload &+ count)])
+            guard BinaryText.isASCII(slice) else {
+                throw fail(.invalidText, "object \(index): ASCII string holds a byte above 0x7F", at: payload)
+            }
+            return .string(String(decoding: slice, as: UTF8.self))
+        case 0x6:
+            let (count, payload) = try readCount(marker: marker, at: offset)
+            guard count <= options.maximumValueLength else {
+                throw fail(.sizeLimitExceeded, "object \(index): string of \(count) UTF-16 units exceeds the limit of \(options.maximumValueLength)", at: offset)
+            }
+            let span = try checkSpan(count: count, width: 2, payload: payload, objectOffset: offset, what: "UTF-16 string")
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[payload..<(payload &+ span)])
+            guard let string = BinaryText.stringFromUTF16BigEndian(slice) else {
+                throw fail(.invalidText, "object \(index): UTF-16 string has an unpaired surrogate", at: payload)
+            }
+            return .string(string)
+        case 0x8:
+            let width = Int(marker & 0x0F) &+ 1
+            guard width <= 8 else {
+                throw fail(.invalidObjectMarker, "object \(index): UID of \(width) bytes is wider than 8", at: offset)
+            }
+            guard width <= available else { throw fail(.truncated, "object \(index): UID runs past the object region", at: offset) }
+            return .uid(PropertyListUID(readUnsigned(at: offset &+ 1, width: width)))
+        case 0xA:
+            let (count, payload) = try readCount(marker: marker, at: offset)
+            return .array(try readReferences(count: count, at: payload, objectOffset: offset))
+        case 0xC:
+            let (count, payload) = try readCount(marker: marker, at: offset)
+            return .set(try readReferences(count: count, at: payload, objectOffset: offset))
+        case 0xD:
+            let (count, payload) = try readCount(marker: marker, at: offset)
+            guard count <= options.maximumCollectionCount else {
+                throw fail(.sizeLimitExceeded, "object \(index): dictionary of \(count) entries exceeds the limit of \(options.maximumCollectionCount)", at: offset)
+            }
+            let keys = try readReferences(count: count, at: payload, objectOffset: offset)
+            let values = try readReferences(count: count, at: payload &+ count &* objectRefSize, objectOffset: offset)
+            return .dictionary(keys: keys, values: values)
+        default:
+            throw fail(.invalidObjectMarker, "object \(index): marker 0x\(String(marker, radix: 16)) is not a bplist00 object type", at: offset)
+        }
+    }
+}
+
+enum BinaryText {
+    /// Word-at-a-time scan: strings are the bulk of an archive, so this is on the hot path.
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var accumulated: UInt64 = 0
+        var index = 0
+        let count = bytes.count
+        while index &+ 8 <= count {
+            accumulated |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index &+= 8
+        }
+        while index < count {
+            accumulated |= UInt64(bytes[index])
+            index &+= 1
+        }
+        return accumulated & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// Strict UTF-16BE to String: nil on an unpaired surrogate, which a Swift String cannot hold
+    /// without replacing it (and a lossless reader must not silently replace characters).
+    static func stringFromUTF16BigEndian(_ bytes: UnsafeRawBufferPointer) -> String? {
+        let unitCount = bytes.count / 2
+        // Worst case 3 UTF-8 bytes per UTF-16 unit (a surrogate pair is 4 bytes for 2 units).
+        var valid = true
+        let string = String(unsafeUninitializedCapacity: unitCount &* 3) { buffer in
+            var out = 0
+            var index = 0
+            while index < unitCount {
+                let unit = UInt32(bytes[index &* 2]) << 8 | UInt32(bytes[index &* 2 &+ 1])
+                index &+= 1
+                var scalar = unit
+                if unit >= 0xD800 && unit <= 0xDBFF {
+                    guard index < unitCount else { valid = false; return 0 }
+                    let next = UInt32(bytes[index &* 2]) << 8 | UInt32(bytes[index &* 2 &+ 1])
+                    guard next >= 0xDC00 && next <= 0xDFFF else { valid = false; return 0 }
+                    index &+= 1
+                    scalar = 0x10000 &+ ((unit &- 0xD800) << 10) &+ (next &- 0xDC00)
+                } else if unit >= 0xDC00 && unit <= 0xDFFF {
+                    valid = false
+                    return 0
+                }
+                if scalar < 0x80 {
+                    buffer[out] = UInt8(scalar); out &+= 1
+                } else if scalar < 0x800 {
+                    buffer[out] = UInt8(0xC0 | (scalar >> 6)); buffer[out &+ 1] = UInt8(0x80 | (scalar & 0x3F)); out &+= 2
+                } else if scalar < 0x10000 {
+                    buffer[out] = UInt8(0xE0 | (scalar >> 12))
+                    buffer[out &+ 1] = UInt8(0x80 | ((scalar >> 6) & 0x3F))
+                    buffer[out &+ 2] = UInt8(0x80 | (scalar & 0x3F)); out &+= 3
+                } else {
+                    buffer[out] = UInt8(0xF0 | (scalar >> 18))
+                    buffer[out &+ 1] = UInt8(0x80 | ((scalar >> 12) & 0x3F))
+                    buffer[out &+ 2] = UInt8(0x80 | ((scalar >> 6) & 0x3F))
+                    buffer[out &+ 3] = UInt8(0x80 | (scalar & 0x3F)); out &+= 4
+                }
+            }
+            return out
+        }
+        return valid ? string : nil
+    }
+}

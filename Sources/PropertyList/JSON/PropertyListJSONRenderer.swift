@@ -1,0 +1,176 @@
+/// Renders a property list as the canonical JSON of `Docs/PlistJSON.md` (version 1): lossless,
+/// diff-friendly, and comparable across independent readers.
+public enum PropertyListJSONRenderer {
+    /// Tag keys that mark a JSON object as a typed value; a real dictionary with exactly one of
+    /// these keys is wrapped in `{"$dict": …}` so the two can never be confused.
+    static let tagKeys: Set<String> = ["$real", "$data", "$date", "$uid", "$dict"]
+
+    /// The JSON text, UTF-8, ending in a newline.
+    /// - Throws: ``PropertyListError/Code/depthLimitExceeded`` past `maximumDepth`, and
+    ///   ``PropertyListError/Code/unsupportedValue`` for a set (the contract has no set form).
+    public static func render(_ value: PropertyListValue, maximumDepth: Int = PropertyListReadingOptions.default.maximumDepth) throws(PropertyListError) -> [UInt8] {
+        var renderer = JSONTextBuilder(maximumDepth: maximumDepth)
+        try renderer.append(value, depth: 0)
+        renderer.out.append(0x0A)
+        return renderer.out
+    }
+
+    public static func renderString(_ value: PropertyListValue) throws(PropertyListError) -> String {
+        String(decoding: try render(value), as: UTF8.self)
+    }
+
+    /// Shortest decimal that reads back to the same double, in a form JSON accepts.
+    static func number(_ value: Double) -> String {
+        // Swift's description is the shortest round-trip form ("0.1", "1e-05", "5e-324").
+        value.description
+    }
+}
+
+struct JSONTextBuilder {
+    var out: [UInt8] = []
+    let maximumDepth: Int
+
+    init(maximumDepth: Int) {
+        self.maximumDepth = maximumDepth
+        out.reserveCapacity(4096)
+    }
+
+    mutating func appendASCII(_ text: String) {
+        out.append(contentsOf: text.utf8)
+    }
+
+    mutating func indent(_ depth: Int) {
+        out.append(0x0A)
+        for _ in 0..<depth { out.append(0x20); out.append(0x20) }
+    }
+
+    mutating func appendString(_ string: String) {
+        out.append(0x22)
+        for byte in string.utf8 {
+            switch byte {
+            case 0x22: out.append(0x5C); out.append(0x22)
+            case 0x5C: out.append(0x5C); out.append(0x5C)
+            case 0x0A: out.append(0x5C); out.append(0x6E)
+            case 0x0D: out.append(0x5C); out.append(0x72)
+            case 0x09: out.append(0x5C); out.append(0x74)
+            case 0..<0x20:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            default: out.append(byte)
+            }
+        }
+        out.append(0x22)
+    }
+
+    mutating func openTag(_ tag: String) {
+        out.append(0x7B)
+        appendString(tag)
+        out.append(contentsOf: [0x3A, 0x20])
+    }
+
+    mutating func closeTag() {
+        out.append(0x7D)
+    }
+
+    mutating func appendReal(_ value: Double) {
+        if value.isNaN {
+            openTag("$real"); appendString("nan"); closeTag()
+        } else if value.isInfinite {
+            openTag("$real"); appendString(value < 0 ? "-inf" : "inf"); closeTag()
+        } else {
+            openTag("$real"); appendASCII(PropertyListJSONRenderer.number(value)); closeTag()
+        }
+    }
+
+    mutating func append(_ value: PropertyListValue, depth: Int) throws(PropertyListError) {
+        switch value {
+        case .string(let string): appendString(string)
+        case .integer(let integer): appendASCII(integer.description)
+        case .real(let real): appendReal(real.doubleValue)
+        case .bool(let flag): appendASCII(flag ? "true" : "false")
+        case .date(let date):
+            let seconds = date.secondsSinceReferenceDate
+            if seconds.isFinite {
+                openTag("$date"); appendASCII(PropertyListJSONRenderer.number(seconds)); closeTag()
+            } else {
+                openTag("$date"); appendString(seconds.isNaN ? "nan" : (seconds < 0 ? "-inf" : "inf")); closeTag()
+            }
+        case .data(let bytes):
+            openTag("$data"); appendString(PropertyListBase64Text.encode(bytes)); closeTag()
+        case .uid(let uid):
+            openTag("$uid"); appendASCII(String(uid.value)); closeTag()
+        case .set:
+            throw PropertyListError(.unsupportedValue, "a set has no form in property-list JSON")
+        case .array(let elements):
+            guard depth < maximumDepth else {
+                throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
+            }
+            if elements.isEmpty { appendASCII("[]"); return }
+            out.append(0x5B)
+            for (position, element) in elements.enumerated() {
+                if position > 0 { out.append(0x2C) }
+                indent(depth + 1)
+                try append(element, depth: depth + 1)
+            }
+            indent(depth)
+            out.append(0x5D)
+        case .dictionary(let dictionary):
+            guard depth < maximumDepth else {
+                throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
+            }
+            if dictionary.isEmpty { appendASCII("{}"); return }
+            let wrapped = dictionary.count == 1 && PropertyListJSONRenderer.tagKeys.contains(dictionary.entries[0].key)
+            var memberDepth = depth + 1
+            if wrapped {
+                out.append(0x7B)
+                indent(depth + 1)
+                appendString("$dict")
+                out.append(contentsOf: [0x3A, 0x20])
+                memberDepth += 1
+            }
+            out.append(0x7B)
+            for (position, entry) in dictionary.entries.enumerated() {
+                if position > 0 { out.append(0x2C) }
+                indent(memberDepth)
+                appendString(entry.key)
+                out.append(contentsOf: [0x3A, 0x20])
+                try append(entry.value, depth: depth + 1)
+            }
+            indent(memberDepth - 1)
+            out.append(0x7D)
+            if wrapped {
+                indent(depth)
+                out.append(0x7D)
+            }
+        }
+    }
+}
+
+/// Standard base64 with padding and no line breaks.
+enum PropertyListBase64Text {
+    static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index + 3 <= bytes.count {
+            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            out.append(alphabet[Int(chunk >> 18 & 63)])
+            out.append(alphabet[Int(chunk >> 12 & 63)])
+            out.append(alphabet[Int(chunk >> 6 & 63)])
+            out.append(alphabet[Int(chunk & 63)])
+            index += 3
+        }
+        let rest = bytes.count - index
+        if rest > 0 {
+            let first = UInt32(bytes[index]) << 16
+            let chunk = rest == 2 ? first | UInt32(bytes[index + 1]) << 8 : first
+            out.append(alphabet[Int(chunk >> 18 & 63)])
+            out.append(alphabet[Int(chunk >> 12 & 63)])
+            out.append(rest == 2 ? alphabet[Int(chunk >> 6 & 63)] : 0x3D)
+            out.append(0x3D)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
