@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import PropertyList
+
+/// Core Foundation's binary writer ships in Foundation on Linux (`PropertyListSerialization`
+/// calls the C `CFPropertyListCreateData`). Whatever it writes, we must read and write back to
+/// the same bytes, and Python's plistlib must read the same values we read.
+@Suite struct FoundationDifferentialTests {
+    /// Our value as the Foundation object graph `PropertyListSerialization` takes.
+    /// UIDs, sets and 16-byte small integers have no public Foundation form and are skipped.
+    static func foundationObject(_ value: PropertyListValue) -> Any? {
+        switch value {
+        case .string(let string): return NSString(string: string)
+        case .integer(let integer):
+            if integer.isStoredAs128Bit {
+                guard let unsigned = integer.uint64Value, unsigned > UInt64(Int64.max) else { return nil }
+                return NSNumber(value: unsigned)
+            }
+            return integer.int64Value.map { NSNumber(value: $0) }
+        case .real(.float32(let float)): return NSNumber(value: float)
+        case .real(.float64(let double)): return NSNumber(value: double)
+        case .bool(let flag): return NSNumber(value: flag)
+        case .date(let date): return NSDate(timeIntervalSinceReferenceDate: date.secondsSinceReferenceDate)
+        case .data(let bytes): return NSData(bytes: bytes, length: bytes.count)
+        case .uid, .set: return nil
+        case .array(let elements):
+            let array = NSMutableArray()
+            for element in elements {
+                if let object = foundationObject(element) { array.add(object) }
+            }
+            return array
+        case .dictionary(let dictionary):
+            let result = NSMutableDictionary()
+            for entry in dictionary.entries {
+                if let object = foundationObject(entry.value) { result[NSString(string: entry.key)] = object }
+            }
+            return result
+        }
+    }
+
+    static func foundationBinary(_ value: PropertyListValue) throws -> [UInt8]? {
+        guard let object = foundationObject(value) else { return nil }
+        return [UInt8](try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0))
+    }
+
+    static func assertRoundTrip(_ bytes: [UInt8], _ label: String) throws {
+        let document = try BinaryPropertyListReader.read(bytes)
+        let written = try BinaryPropertyListWriter.matching(document).write(document)
+        #expect(written == bytes, "\(label): \(written.count) vs \(bytes.count) bytes")
+    }
+
+    @Test func edgeCaseValuesWrittenByCoreFoundationRoundTrip() throws {
+        for (index, value) in EdgeCaseValues.all.enumerated() {
+            guard let bytes = try Self.foundationBinary(value) else { continue }
+            try Self.assertRoundTrip(bytes, "edge case \(index)")
+        }
+    }
+
+    @Test func randomValuesWrittenByCoreFoundationRoundTrip() throws {
+        let seed: UInt64 = 0xC0FFEE
+        var generator = RandomPropertyListGenerator(seed: seed)
+        for index in 0..<300 {
+            let value = generator.value(depth: 0, allowSets: false)
+            guard let bytes = try Self.foundationBinary(value) else { continue }
+            try Self.assertRoundTrip(bytes, "seed \(seed), value \(index)")
+        }
+    }
+
+    /// Core Foundation's own reader sees in our output what we put in.
+    @Test func coreFoundationReadsWhatWeWrite() throws {
+        var generator = RandomPropertyListGenerator(seed: 0xFACADE)
+        for index in 0..<200 {
+            let value = generator.value(depth: 0, allowSets: false)
+            guard let expected = Self.foundationObject(value) as? NSObject else { continue }
+            // Write the value as Foundation sees it (UIDs dropped) and let CF read ours.
+            let ours = try BinaryPropertyListWriter().write(try BinaryPropertyListReader.read(try #require(try Self.foundationBinary(value))).value())
+            let readBack = try PropertyListSerialization.propertyList(from: Data(ours), options: [], format: nil)
+            #expect((readBack as? NSObject)?.isEqual(expected) == true || Self.containsNaN(value), "value \(index)")
+        }
+    }
+
+    static func containsNaN(_ value: PropertyListValue) -> Bool {
+        switch value {
+        case .real(let real): return real.doubleValue.isNaN
+        case .array(let elements): return elements.contains(where: containsNaN)
+        case .dictionary(let dictionary): return dictionary.values.contains(where: containsNaN)
+        default: return false
+        }
+    }
+
+    /// Reference widths grow at 256 and 65536 objects, offsets at 256 and 65536 bytes.
+    @Test func referenceAndOffsetWidthsGrowLikeCoreFoundation() throws {
+        for count in [10, 254, 255, 256, 300, 65_534, 65_535, 65_536, 70_000] {
+            let value = PropertyListValue.array((0..<count).map { .string("s\($0)") })
+            let bytes = try #require(try Self.foundationBinary(value))
+            try Self.assertRoundTrip(bytes, "\(count) strings")
+            // A new value with distinct strings has no instance question: our bytes equal CF's.
+            #expect(try BinaryPropertyListWriter().write(value) == bytes, "\(count) strings written fresh")
+        }
+    }
+}
