@@ -13,13 +13,17 @@ public struct PropertyListDictionary: Hashable, Sendable, RandomAccessCollection
             self.key = key
             self.value = value
         }
+
+        public static func == (lhs: Entry, rhs: Entry) -> Bool {
+            lhs.key.isExactlyEqual(to: rhs.key) && lhs.value == rhs.value
+        }
     }
 
     public private(set) var entries: [Entry]
 
     /// Large dictionaries get a hash index so that lookups stay O(1); small ones scan, which is
     /// faster than hashing for the handful of keys an archived object has.
-    private var index: [String: Int]?
+    private var index: [ExactString: Int]?
     private static let indexThreshold = 24
 
     public init() {
@@ -45,9 +49,9 @@ public struct PropertyListDictionary: Hashable, Sendable, RandomAccessCollection
             index = nil
             return
         }
-        var built = [String: Int](minimumCapacity: entries.count)
+        var built = [ExactString: Int](minimumCapacity: entries.count)
         for (position, entry) in entries.enumerated() {
-            built[entry.key] = position
+            built[ExactString(entry.key)] = position
         }
         index = built
     }
@@ -61,11 +65,11 @@ public struct PropertyListDictionary: Hashable, Sendable, RandomAccessCollection
 
     /// Position of the entry that lookup by `key` returns (the last one with that key).
     public func position(of key: String) -> Int? {
-        if let index { return index[key] }
+        if let index { return index[ExactString(key)] }
         var position = entries.count
         while position > 0 {
             position -= 1
-            if entries[position].key == key { return position }
+            if entries[position].key.isExactlyEqual(to: key) { return position }
         }
         return nil
     }
@@ -84,13 +88,13 @@ public struct PropertyListDictionary: Hashable, Sendable, RandomAccessCollection
                 } else {
                     entries.append(Entry(key: key, value: newValue))
                     if index != nil {
-                        index?[key] = entries.count - 1
+                        index?[ExactString(key)] = entries.count - 1
                     } else if entries.count >= Self.indexThreshold {
                         rebuildIndexIfNeeded()
                     }
                 }
             } else {
-                entries.removeAll { $0.key == key }
+                entries.removeAll { $0.key.isExactlyEqual(to: key) }
                 rebuildIndexIfNeeded()
             }
         }
@@ -101,7 +105,7 @@ public struct PropertyListDictionary: Hashable, Sendable, RandomAccessCollection
     public mutating func append(key: String, value: PropertyListValue) {
         entries.append(Entry(key: key, value: value))
         if index != nil {
-            index?[key] = entries.count - 1
+            index?[ExactString(key)] = entries.count - 1
         } else if entries.count >= Self.indexThreshold {
             rebuildIndexIfNeeded()
         }

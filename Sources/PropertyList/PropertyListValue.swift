@@ -16,6 +16,24 @@ public enum PropertyListValue: Hashable, Sendable {
     /// A binary-plist set (`0xC` marker). Core Foundation can read these but never writes them;
     /// they have no XML form.
     case set([PropertyListValue])
+
+    /// Exact equality: strings by Unicode scalars (not canonical equivalence), reals and dates
+    /// by bit pattern, dictionaries by entries in order.
+    public static func == (lhs: PropertyListValue, rhs: PropertyListValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.string(a), .string(b)): return a.isExactlyEqual(to: b)
+        case let (.integer(a), .integer(b)): return a == b
+        case let (.real(a), .real(b)): return a == b
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.date(a), .date(b)): return a == b
+        case let (.data(a), .data(b)): return a == b
+        case let (.uid(a), .uid(b)): return a == b
+        case let (.array(a), .array(b)): return a == b
+        case let (.set(a), .set(b)): return a == b
+        case let (.dictionary(a), .dictionary(b)): return a == b
+        default: return false
+        }
+    }
 }
 
 extension PropertyListValue {

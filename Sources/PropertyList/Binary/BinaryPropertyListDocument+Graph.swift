@@ -160,7 +160,7 @@ extension BinaryPropertyListDocument {
 private struct DocumentBuilder {
     var objects: [BinaryPropertyListDocument.Object] = []
     var scalarNumbers: [PropertyListValue: Int] = [:]
-    var stringNumbers: [String: Int] = [:]
+    var stringNumbers: [ExactString: Int] = [:]
     var trueNumber: Int?
     var falseNumber: Int?
     let maximumDepth: Int
@@ -170,10 +170,10 @@ private struct DocumentBuilder {
     }
 
     mutating func addString(_ string: String) -> Int {
-        if let existing = stringNumbers[string] { return existing }
+        if let existing = stringNumbers[ExactString(string)] { return existing }
         let number = objects.count
         objects.append(.string(string))
-        stringNumbers[string] = number
+        stringNumbers[ExactString(string)] = number
         return number
     }
 

@@ -41,6 +41,7 @@ struct BinaryPropertyListParser {
     var objectRefSize = 0
     var objectCount = 0
     var offsetTableStart = 0
+    var offsetIntSize = 1
 
     init(bytes: UnsafeRawBufferPointer, options: PropertyListReadingOptions) {
         self.bytes = bytes
@@ -64,7 +65,8 @@ struct BinaryPropertyListParser {
         return value
     }
 
-    mutating func parseDocument() throws(PropertyListError) -> BinaryPropertyListDocument {
+    /// Validates header, trailer and offset-table bounds; returns the offset size and top object.
+    mutating func parseTrailer() throws(PropertyListError) -> (offsetIntSize: Int, topObject: Int) {
         let length = bytes.count
         guard length >= BinaryPropertyListFormat.headerLength else {
             throw fail(.truncated, "file is \(length) bytes, shorter than the 8-byte bplist00 header", at: 0)
@@ -109,7 +111,13 @@ struct BinaryPropertyListParser {
         guard !overflow, tableLength <= trailerStart - offsetTableStart else {
             throw fail(.invalidTrailer, "offset table of \(declaredCount) entries of \(offsetIntSize) bytes runs past the trailer", at: trailerStart + 24)
         }
+        self.offsetIntSize = offsetIntSize
+        return (offsetIntSize, Int(topObject))
+    }
 
+    mutating func parseDocument() throws(PropertyListError) -> BinaryPropertyListDocument {
+        let (offsetIntSize, topObject) = try parseTrailer()
+        let tableOffset = UInt64(offsetTableStart)
         var objects: [BinaryPropertyListDocument.Object] = []
         objects.reserveCapacity(objectCount)
         var entry = offsetTableStart
@@ -133,6 +141,11 @@ struct BinaryPropertyListParser {
 
     /// Reads the count that follows a marker: the low nibble, or an integer object after it when the nibble is 0xF.
     /// Returns the count and the offset of the first payload byte.
+    @inline(__always)
+    func readContainerCount(marker: UInt8, at offset: Int) throws(PropertyListError) -> (count: Int, payload: Int) {
+        try readCount(marker: marker, at: offset)
+    }
+
     @inline(__always)
     private func readCount(marker: UInt8, at offset: Int) throws(PropertyListError) -> (count: Int, payload: Int) {
         let nibble = Int(marker & 0x0F)
@@ -186,7 +199,7 @@ struct BinaryPropertyListParser {
         return references
     }
 
-    private func parseObject(at offset: Int, index: Int) throws(PropertyListError) -> BinaryPropertyListDocument.Object {
+    func parseObject(at offset: Int, index: Int) throws(PropertyListError) -> BinaryPropertyListDocument.Object {
         let marker = bytes[offset]
         let available = offsetTableStart &- offset &- 1
         switch marker >> 4 {

@@ -49,7 +49,10 @@ public struct BinaryPropertyListWriter: Sendable {
 
     /// Encodes a value, sharing equal strings, numbers, dates and data.
     public func write(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
-        try write(BinaryPropertyListDocument(value: value, maximumDepth: maximumDepth))
+        if uniquesBooleansAndUIDs {
+            return try write(BinaryPropertyListDocument(value: value, maximumDepth: maximumDepth))
+        }
+        return try writeValueTree(value)
     }
 
     /// Encodes an object table, sharing exactly the objects it shares.

@@ -1,0 +1,216 @@
+extension BinaryPropertyListWriter {
+    /// One pass over a value tree that numbers, shares and writes objects as Core Foundation's
+    /// flatten would, without building an object table first. A container's references are
+    /// reserved when it is written and filled in as its children get their numbers, which is
+    /// possible because the reference width depends only on the object count: it is taken from
+    /// an upper bound (the tree's size) and the pass is repeated in the rare case that sharing
+    /// brings the count under a width boundary.
+    func writeValueTree(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
+        let bound = try Self.objectCountBound(value, depth: 0, maximumDepth: maximumDepth)
+        var pass = BinaryValueTreePass(referenceSize: Self.roundedByteCount(UInt64(bound)), writer: self)
+        _ = try pass.add(value, depth: 0)
+        let exactSize = Self.roundedByteCount(UInt64(pass.offsets.count))
+        if exactSize != pass.referenceSize {
+            pass = BinaryValueTreePass(referenceSize: exactSize, writer: self)
+            _ = try pass.add(value, depth: 0)
+        }
+        return pass.finish(offsetSizeRule: offsetSizeRule)
+    }
+
+    /// Objects a tree can produce at most: every node once, plus each dictionary key.
+    static func objectCountBound(_ value: PropertyListValue, depth: Int, maximumDepth: Int) throws(PropertyListError) -> Int {
+        switch value {
+        case .array(let elements), .set(let elements):
+            guard depth < maximumDepth else {
+                throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
+            }
+            var total = 1 &+ elements.count
+            for element in elements {
+                switch element {
+                case .array, .set, .dictionary:
+                    total &+= try objectCountBound(element, depth: depth &+ 1, maximumDepth: maximumDepth) &- 1
+                default: break
+                }
+            }
+            return total
+        case .dictionary(let dictionary):
+            guard depth < maximumDepth else {
+                throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
+            }
+            var total = 1 &+ dictionary.count &* 2
+            for entry in dictionary.entries {
+                switch entry.value {
+                case .array, .set, .dictionary:
+                    total &+= try objectCountBound(entry.value, depth: depth &+ 1, maximumDepth: maximumDepth) &- 1
+                default: break
+                }
+            }
+            return total
+        default:
+            return 1
+        }
+    }
+}
+
+struct BinaryValueTreePass {
+    let referenceSize: Int
+    let maximumDepth: Int
+    let maximumObjectCount: Int
+    var sink = BinaryByteSink()
+    var offsets: [Int] = []
+    var strings = BinaryUniquingTable<String>()
+    var integers = BinaryUniquingTable<PropertyListInteger>()
+    var reals: [PropertyListReal: Int] = [:]
+    var dates: [PropertyListDate: Int] = [:]
+    var datas: [[UInt8]: Int] = [:]
+    var trueNumber: Int?
+    var falseNumber: Int?
+
+    init(referenceSize: Int, writer: BinaryPropertyListWriter) {
+        self.referenceSize = referenceSize
+        self.maximumDepth = writer.maximumDepth
+        self.maximumObjectCount = writer.maximumObjectCount
+        sink.bytes.reserveCapacity(4096)
+        sink.bytes.append(contentsOf: BinaryPropertyListFormat.magic)
+    }
+
+    /// Starts a new object and returns its number.
+    @inline(__always)
+    mutating func begin() throws(PropertyListError) -> Int {
+        guard offsets.count < maximumObjectCount else {
+            throw PropertyListError(.sizeLimitExceeded, "writing would produce more than \(maximumObjectCount) objects")
+        }
+        offsets.append(sink.bytes.count)
+        return offsets.count &- 1
+    }
+
+    @inline(__always)
+    mutating func setReference(at position: Int, to number: Int) {
+        var shift = (referenceSize &- 1) &* 8
+        var index = position
+        while shift >= 0 {
+            sink.bytes[index] = UInt8(truncatingIfNeeded: number >> shift)
+            index &+= 1
+            shift &-= 8
+        }
+    }
+
+    @inline(__always)
+    mutating func reserveReferences(_ count: Int) -> Int {
+        let start = sink.bytes.count
+        sink.bytes.append(contentsOf: repeatElement(0, count: count &* referenceSize))
+        return start
+    }
+
+    mutating func addString(_ string: String) throws(PropertyListError) -> Int {
+        if let existing = strings.existingOrInsert(string, number: offsets.count) { return existing }
+        let number = try begin()
+        sink.appendString(string)
+        return number
+    }
+
+    mutating func add(_ value: PropertyListValue, depth: Int) throws(PropertyListError) -> Int {
+        switch value {
+        case .string(let string):
+            return try addString(string)
+        case .integer(let integer):
+            if let existing = integers.existingOrInsert(integer, number: offsets.count) { return existing }
+            let number = try begin()
+            sink.appendInteger(integer)
+            return number
+        case .real(let real):
+            if let existing = reals[real] { return existing }
+            let number = try begin()
+            switch real {
+            case .float32(let float):
+                sink.bytes.append(0x22)
+                sink.appendBigEndian(UInt64(float.bitPattern), width: 4)
+            case .float64(let double):
+                sink.bytes.append(0x23)
+                sink.appendBigEndian(double.bitPattern, width: 8)
+            }
+            reals[real] = number
+            return number
+        case .date(let date):
+            if let existing = dates[date] { return existing }
+            let number = try begin()
+            sink.bytes.append(0x33)
+            sink.appendBigEndian(date.secondsSinceReferenceDate.bitPattern, width: 8)
+            dates[date] = number
+            return number
+        case .data(let bytes):
+            if let existing = datas[bytes] { return existing }
+            let number = try begin()
+            sink.appendMarker(0x40, count: bytes.count)
+            sink.bytes.append(contentsOf: bytes)
+            datas[bytes] = number
+            return number
+        case .bool(let flag):
+            // Core Foundation's booleans are singletons that it appends on every visit; later
+            // copies are never referenced, but they are in Apple's files, so they are in ours.
+            let number = try begin()
+            sink.bytes.append(flag ? 0x09 : 0x08)
+            if flag {
+                if let first = trueNumber { return first }
+                trueNumber = number
+            } else {
+                if let first = falseNumber { return first }
+                falseNumber = number
+            }
+            return number
+        case .uid(let uid):
+            let number = try begin()
+            let width = BinaryPropertyListWriter.roundedByteCount(uid.value)
+            sink.bytes.append(0x80 | UInt8(width &- 1))
+            sink.appendBigEndian(uid.value, width: width)
+            return number
+        case .array(let elements), .set(let elements):
+            guard depth < maximumDepth else {
+                throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
+            }
+            let number = try begin()
+            if case .set = value { sink.appendMarker(0xC0, count: elements.count) } else { sink.appendMarker(0xA0, count: elements.count) }
+            var slot = reserveReferences(elements.count)
+            for element in elements {
+                let child = try add(element, depth: depth &+ 1)
+                setReference(at: slot, to: child)
+                slot &+= referenceSize
+            }
+            return number
+        case .dictionary(let dictionary):
+            guard depth < maximumDepth else {
+                throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
+            }
+            let number = try begin()
+            let count = dictionary.count
+            sink.appendMarker(0xD0, count: count)
+            var slot = reserveReferences(count &* 2)
+            for entry in dictionary.entries {
+                setReference(at: slot, to: try addString(entry.key))
+                slot &+= referenceSize
+            }
+            for entry in dictionary.entries {
+                let child = try add(entry.value, depth: depth &+ 1)
+                setReference(at: slot, to: child)
+                slot &+= referenceSize
+            }
+            return number
+        }
+    }
+
+    mutating func finish(offsetSizeRule: BinaryPropertyListWriter.OffsetSizeRule) -> [UInt8] {
+        let tableOffset = sink.bytes.count
+        let offsetSize: Int
+        switch offsetSizeRule {
+        case .powerOfTwo: offsetSize = BinaryPropertyListWriter.roundedByteCount(UInt64(tableOffset))
+        case .minimal: offsetSize = BinaryPropertyListWriter.minimalByteCount(UInt64(tableOffset))
+        }
+        sink.bytes.reserveCapacity(tableOffset &+ offsets.count &* offsetSize &+ 32)
+        for offset in offsets { sink.appendBigEndian(UInt64(offset), width: offsetSize) }
+        sink.bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)])
+        sink.appendBigEndian(UInt64(offsets.count), width: 8)
+        sink.appendBigEndian(0, width: 8)
+        sink.appendBigEndian(UInt64(tableOffset), width: 8)
+        return sink.bytes
+    }
+}

@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Strings compared by their exact Unicode scalars.
+///
+/// Swift's `String ==` uses canonical equivalence ("é" equals "e" + U+0301), but property lists
+/// are sequences of UTF-16 units: Core Foundation keeps those two as different strings and
+/// different dictionary keys. A lossless model must never merge them, so every comparison that
+/// decides identity (value equality, key lookup, the writer's sharing) goes through here.
+struct ExactString: Hashable, Sendable {
+    let string: String
+
+    init(_ string: String) { self.string = string }
+
+    static func == (lhs: ExactString, rhs: ExactString) -> Bool {
+        lhs.string.isExactlyEqual(to: rhs.string)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        // Hash the UTF-8 bytes, consistent with exact equality.
+        var copy = string
+        copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+extension String {
+    /// Equality of Unicode scalars, not canonical equivalence.
+    @inline(__always)
+    func isExactlyEqual(to other: String) -> Bool {
+        let count = utf8.count
+        guard count == other.utf8.count else { return false }
+        let compared: Bool? = utf8.withContiguousStorageIfAvailable { lhs in
+            other.utf8.withContiguousStorageIfAvailable { rhs in
+                guard let left = lhs.baseAddress, let right = rhs.baseAddress else { return count == 0 }
+                return memcmp(left, right, count) == 0
+            }
+        } ?? nil
+        return compared ?? utf8.elementsEqual(other.utf8)
+    }
+}

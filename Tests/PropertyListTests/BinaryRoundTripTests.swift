@@ -1,0 +1,70 @@
+import Testing
+@testable import PropertyList
+
+@Suite struct BinaryRoundTripTests {
+    /// value -> binary -> value keeps every value, for random nested values (seed in the message).
+    @Test(arguments: [UInt64(1), 2, 3, 0xDEAD_BEEF])
+    func randomValuesRoundTrip(seed: UInt64) throws {
+        var generator = RandomPropertyListGenerator(seed: seed)
+        for index in 0..<200 {
+            let value = generator.value(depth: 0, allowSets: true)
+            let bytes = try BinaryPropertyListWriter().write(value)
+            #expect(try BinaryPropertyListReader.readValue(bytes) == value, "seed \(seed), value \(index)")
+            #expect(try BinaryPropertyListReader.read(bytes).value() == value, "seed \(seed), value \(index)")
+        }
+    }
+
+    /// The one-pass value writer and the object-table writer are two routes to the same bytes.
+    @Test(arguments: [UInt64(7), 8])
+    func valueWriterMatchesDocumentWriter(seed: UInt64) throws {
+        var generator = RandomPropertyListGenerator(seed: seed)
+        var values = EdgeCaseValues.all
+        for _ in 0..<200 { values.append(generator.value(depth: 0, allowSets: true)) }
+        for (index, value) in values.enumerated() {
+            let direct = try BinaryPropertyListWriter().write(value)
+            let viaDocument = try BinaryPropertyListWriter().write(try BinaryPropertyListDocument(value: value))
+            #expect(direct == viaDocument, "seed \(seed), value \(index)")
+        }
+    }
+
+    /// Canonically equivalent strings are different plist strings: never merged, never equal.
+    @Test func canonicallyEquivalentStringsStayDistinct() throws {
+        let composed = "\u{E9}"
+        let decomposed = "e\u{301}"
+        #expect(composed == decomposed) // Swift's String equality, the trap we avoid
+        let value: PropertyListValue = [.string(composed), .string(decomposed)]
+        #expect(value != [.string(composed), .string(composed)])
+        let bytes = try BinaryPropertyListWriter().write(value)
+        let back = try BinaryPropertyListReader.readValue(bytes)
+        #expect(back[1]?.stringValue?.unicodeScalars.count == 2)
+        #expect(back[0]?.stringValue?.unicodeScalars.count == 1)
+        var dictionary = PropertyListDictionary()
+        dictionary.append(key: composed, value: 1)
+        dictionary.append(key: decomposed, value: 2)
+        #expect(dictionary[composed] == 1)
+        #expect(dictionary[decomposed] == 2)
+    }
+
+    /// The era variants of format-notes §6: Leopard's exact offset width, shared booleans/UIDs.
+    @Test func eraVariantsAreRecognisedFromTheDocument() throws {
+        let value = PropertyListValue.array((0..<30_000).map { .string("value number \($0)") } + [true, true, .uid(PropertyListUID(3))])
+        var leopard = BinaryPropertyListWriter()
+        leopard.offsetSizeRule = .minimal
+        let leopardBytes = try leopard.write(value)
+        let trailer = leopardBytes.count - 32
+        #expect(leopardBytes[trailer + 6] == 3)
+        let document = try BinaryPropertyListReader.read(leopardBytes)
+        #expect(BinaryPropertyListWriter.matching(document).offsetSizeRule == .minimal)
+        #expect(try BinaryPropertyListWriter.matching(document).write(document) == leopardBytes)
+
+        var sharing = BinaryPropertyListWriter()
+        sharing.uniquesBooleansAndUIDs = true
+        let sharedBytes = try sharing.write(value)
+        let sharedDocument = try BinaryPropertyListReader.read(sharedBytes)
+        #expect(sharedDocument.objects.count == 30_003)
+        #expect(BinaryPropertyListWriter.matching(sharedDocument).uniquesBooleansAndUIDs)
+        #expect(try BinaryPropertyListWriter.matching(sharedDocument).write(sharedDocument) == sharedBytes)
+        // The default writer appends the second `true` again, as Core Foundation does.
+        #expect(try BinaryPropertyListReader.read(try BinaryPropertyListWriter().write(value)).objects.count == 30_004)
+    }
+}
