@@ -56,7 +56,11 @@ extension BinaryPropertyListParser {
     mutating func parseValueTree() throws(PropertyListError) -> PropertyListValue {
         let (offsetIntSize, topObject) = try parseTrailer()
         let count = objectCount
-        var offsets = [Int](repeating: 0, count: count)
+        // Offsets fit 32 bits for any file under 4 GiB; larger files take the general reader.
+        guard bytes.count <= Int(UInt32.max) else {
+            throw error(.sizeLimitExceeded, "files over 4 GiB are read with BinaryPropertyListReader.read", at: 0)
+        }
+        var offsets = [UInt32](repeating: 0, count: count)
         var entry = offsetTableStart
         let tableOffset = offsetTableStart
         for index in 0..<count {
@@ -64,13 +68,14 @@ extension BinaryPropertyListParser {
             guard offset >= BinaryPropertyListFormat.headerLength, offset < tableOffset else {
                 throw error(.invalidOffset, "object \(index) has an offset outside the object region 8..<\(tableOffset)", at: entry)
             }
-            offsets[index] = offset
+            offsets[index] = UInt32(truncatingIfNeeded: offset)
             entry &+= offsetIntSize
         }
 
         // 0 = unvisited, 1 = on the current path, 2 = finished.
         var state = [UInt8](repeating: 0, count: count)
-        var expanded = [Int](repeating: 0, count: count)
+        // Tree sizes saturate at UInt32.max, far above any allowed budget.
+        var expanded = [UInt32](repeating: 0, count: count)
         var values = [PropertyListValue](repeating: .bool(false), count: count)
 
         @inline(__always)
@@ -79,7 +84,7 @@ extension BinaryPropertyListParser {
             return high == 0xA || high == 0xC || high == 0xD
         }
 
-        let topOffset = offsets[topObject]
+        let topOffset = Int(offsets[topObject])
         if !isContainerMarker(bytes[topOffset]) {
             return try scalarValue(node: topObject, offset: topOffset)
         }
@@ -96,7 +101,7 @@ extension BinaryPropertyListParser {
                 guard child >= 0, child < count else {
                     throw error(.invalidReference, "object \(frame.node): reference \(child) is not below the object count \(count)", at: position)
                 }
-                let childOffset = offsets[child]
+                let childOffset = Int(offsets[child])
                 let childMarker = bytes[childOffset]
                 if frame.marker >> 4 == 0xD && frame.next < frame.count {
                     let high = childMarker >> 4
@@ -139,7 +144,7 @@ extension BinaryPropertyListParser {
                         throw error(.nonStringKey, "object \(frame.node): dictionary key (object \(key)) is not a string", at: keyPosition)
                     }
                     entries.append(PropertyListDictionary.Entry(key: keyString, value: values[member]))
-                    let (sum, overflow) = total.addingReportingOverflow(expanded[member] &+ 1)
+                    let (sum, overflow) = total.addingReportingOverflow(Int(expanded[member]) &+ 1)
                     total = overflow ? Int.max : sum
                     keyPosition &+= objectRefSize
                     valuePosition &+= objectRefSize
@@ -152,7 +157,7 @@ extension BinaryPropertyListParser {
                 for _ in 0..<frame.count {
                     let element = reference(at: position)
                     elements.append(values[element])
-                    let (sum, overflow) = total.addingReportingOverflow(expanded[element])
+                    let (sum, overflow) = total.addingReportingOverflow(Int(expanded[element]))
                     total = overflow ? Int.max : sum
                     position &+= objectRefSize
                 }
@@ -161,7 +166,7 @@ extension BinaryPropertyListParser {
             guard total <= options.maximumExpandedValueCount else {
                 throw error(.sizeLimitExceeded, "object \(frame.node) expands to more than \(options.maximumExpandedValueCount) values (shared containers referenced repeatedly)", at: frame.offset)
             }
-            expanded[frame.node] = total
+            expanded[frame.node] = UInt32(clamping: total)
             state[frame.node] = 2
             stack.removeLast()
         }
