@@ -12,6 +12,7 @@ let package = Package(
         .target(name: "PropertyList"),
         .target(name: "KeyedArchive", dependencies: ["PropertyList"]),
         .executableTarget(name: "keyedarchive", dependencies: ["PropertyList", "KeyedArchive"]),
+        .executableTarget(name: "keyedarchive-benchmark", dependencies: ["PropertyList", "KeyedArchive"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
     ],
     swiftLanguageModes: [.v6]

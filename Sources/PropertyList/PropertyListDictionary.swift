@@ -111,6 +111,13 @@ public struct PropertyListDictionary: Hashable, Sendable, RandomAccessCollection
         }
     }
 
+    /// Replaces one entry in place; the index is rebuilt if the key changed.
+    mutating func replaceEntry(at position: Int, with entry: Entry) {
+        let keyChanged = !entries[position].key.isExactlyEqual(to: entry.key)
+        entries[position] = entry
+        if keyChanged { rebuildIndexIfNeeded() }
+    }
+
     public mutating func reserveCapacity(_ count: Int) {
         entries.reserveCapacity(count)
     }

@@ -1,0 +1,96 @@
+/// The two encodings a property list can have on disk.
+public enum PropertyListFormat: String, Hashable, Sendable, CaseIterable {
+    case binary
+    case xml
+}
+
+/// A parsed property-list file of either format, keeping what a faithful rewrite needs.
+public enum PropertyListFile: Sendable {
+    case binary(BinaryPropertyListDocument)
+    case xml(XMLPropertyListDocument)
+
+    public var format: PropertyListFormat {
+        switch self {
+        case .binary: return .binary
+        case .xml: return .xml
+        }
+    }
+}
+
+/// Format-agnostic entry points: detect, read, write.
+public enum PropertyListCodec {
+    /// The format of `bytes` by its first bytes, or nil if it is neither.
+    public static func detectFormat(_ bytes: UnsafeRawBufferPointer) -> PropertyListFormat? {
+        if BinaryPropertyListReader.hasBinaryHeader(bytes) { return .binary }
+        // XML may start with a BOM, whitespace, or a UTF-16 byte-order mark; the XML reader
+        // checks the rest.
+        var index = 0
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        if bytes.count >= 2, (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE) { return .xml }
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "<") { return .xml }
+        return nil
+    }
+
+    /// Reads a file of either format, keeping its object table (binary) or DOCTYPE (XML).
+    public static func readFile(_ bytes: UnsafeRawBufferPointer, options: PropertyListReadingOptions = .default) throws(PropertyListError) -> PropertyListFile {
+        switch detectFormat(bytes) {
+        case .binary: return .binary(try BinaryPropertyListReader.read(bytes, options: options))
+        case .xml: return .xml(try XMLPropertyListReader.read(bytes, options: options))
+        case nil:
+            if bytes.count >= 6, bytes.prefix(6).elementsEqual("bplist".utf8) {
+                throw PropertyListError(.invalidHeader, "binary property list version \(String(decoding: bytes[6..<min(8, bytes.count)], as: UTF8.self)) is not bplist00", at: .byteOffset(6))
+            }
+            throw PropertyListError(.unknownFormat, "input is neither a bplist00 nor an XML property list", at: .byteOffset(0))
+        }
+    }
+
+    public static func readFile(_ bytes: [UInt8], options: PropertyListReadingOptions = .default) throws(PropertyListError) -> PropertyListFile {
+        let result: Result<PropertyListFile, PropertyListError> = bytes.withUnsafeBytes { buffer in
+            do throws(PropertyListError) { return .success(try readFile(buffer, options: options)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// The value held by `bytes` in either format.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, options: PropertyListReadingOptions = .default) throws(PropertyListError) -> PropertyListValue {
+        if detectFormat(bytes) == .binary {
+            return try BinaryPropertyListReader.readValue(bytes, options: options)
+        }
+        switch try readFile(bytes, options: options) {
+        case .binary(let document): return try document.value(options: options)
+        case .xml(let document): return document.value
+        }
+    }
+
+    public static func decode(_ bytes: [UInt8], options: PropertyListReadingOptions = .default) throws(PropertyListError) -> PropertyListValue {
+        let result: Result<PropertyListValue, PropertyListError> = bytes.withUnsafeBytes { buffer in
+            do throws(PropertyListError) { return .success(try decode(buffer, options: options)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Encodes a value in `format` with Core Foundation's layout.
+    public static func encode(_ value: PropertyListValue, format: PropertyListFormat) throws(PropertyListError) -> [UInt8] {
+        switch format {
+        case .binary: return try BinaryPropertyListWriter().write(value)
+        case .xml: return try XMLPropertyListWriter().write(value)
+        }
+    }
+
+    /// Writes a parsed file in `format`. To its own format this reproduces the input byte for
+    /// byte (object sharing, key order, era variants, DOCTYPE); across formats it keeps every
+    /// value the target format can express.
+    public static func convert(_ file: PropertyListFile, to format: PropertyListFormat) throws(PropertyListError) -> [UInt8] {
+        switch (file, format) {
+        case (.binary(let document), .binary):
+            return try BinaryPropertyListWriter.matching(document).write(document)
+        case (.binary(let document), .xml):
+            return try XMLPropertyListWriter().write(try document.value())
+        case (.xml(let document), .xml):
+            return try XMLPropertyListWriter(doctype: document.doctype).write(document.value)
+        case (.xml(let document), .binary):
+            return try BinaryPropertyListWriter().write(document.value)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import PropertyList
+
+/// Exit statuses, named so scripts can tell a bad invocation from a bad input.
+enum ExitStatus {
+    static let success: Int32 = 0
+    /// The input was read and found faulty (or refused by policy).
+    static let failure: Int32 = 1
+    /// The command line itself was wrong.
+    static let usage: Int32 = 2
+}
+
+/// A usage mistake, reported with the argument position it concerns.
+struct UsageError: Error {
+    var message: String
+}
+
+/// A fault in the input, reported as one line naming the file.
+struct InputError: Error {
+    var message: String
+}
+
+protocol ToolCommand {
+    static var name: String { get }
+    static var synopsis: String { get }
+    /// Parses the arguments that follow the command name; throws ``UsageError``.
+    init(arguments: [String]) throws(UsageError)
+    /// Runs the command; throws ``InputError`` (or any error, reported as a failure).
+    func run() throws -> Int32
+}
+
+enum KeyedArchiveTool {
+    static var commands: [any ToolCommand.Type] { [
+        PlistCommand.self, ConvertCommand.self,
+    ] }
+
+    static var usage: String {
+        var text = "usage: keyedarchive <command> [options]\n\ncommands:\n"
+        for command in commands {
+            text += "  \(command.synopsis)\n"
+        }
+        return text
+    }
+
+    static func run(_ arguments: [String]) -> Int32 {
+        guard let name = arguments.first else {
+            writeStandardError(usage)
+            return ExitStatus.usage
+        }
+        if name == "-h" || name == "--help" || name == "help" {
+            writeStandardOutput(Array(usage.utf8))
+            return ExitStatus.success
+        }
+        guard let commandType = commands.first(where: { $0.name == name }) else {
+            writeStandardError("keyedarchive: error: unknown command '\(name)' (argument 1)\n\n" + usage)
+            return ExitStatus.usage
+        }
+        do {
+            let command = try commandType.init(arguments: Array(arguments.dropFirst()))
+            return try command.run()
+        } catch let error as UsageError {
+            writeStandardError("keyedarchive \(name): error: \(error.message)\nusage: keyedarchive \(commandType.synopsis)\n")
+            return ExitStatus.usage
+        } catch let error as InputError {
+            writeStandardError("keyedarchive \(name): error: \(error.message)\n")
+            return ExitStatus.failure
+        } catch {
+            writeStandardError("keyedarchive \(name): error: \(error)\n")
+            return ExitStatus.failure
+        }
+    }
+}
+
+func exitProcess(_ status: Int32) -> Never {
+    exit(status)
+}
+
+func writeStandardOutput(_ bytes: [UInt8]) {
+    FileHandle.standardOutput.write(Data(bytes))
+}
+
+func writeStandardError(_ text: String) {
+    FileHandle.standardError.write(Data(text.utf8))
+}
+
+/// Reads a whole file, or standard input for "-".
+func readInput(_ path: String) throws(InputError) -> [UInt8] {
+    if path == "-" {
+        return [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+    }
+    do {
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    } catch {
+        throw InputError(message: "\(path): cannot read: \((error as NSError).localizedDescription)")
+    }
+}
+
+func writeOutput(_ bytes: [UInt8], to path: String?) throws(InputError) {
+    guard let path, path != "-" else {
+        writeStandardOutput(bytes)
+        return
+    }
+    do {
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    } catch {
+        throw InputError(message: "\(path): cannot write: \((error as NSError).localizedDescription)")
+    }
+}
+
+/// Reads and parses a property-list file, turning a parse fault into the one-line report.
+func readPropertyListFile(_ path: String) throws(InputError) -> PropertyListFile {
+    let bytes = try readInput(path)
+    do {
+        return try PropertyListCodec.readFile(bytes)
+    } catch {
+        throw InputError(message: "\(path): \(error)")
+    }
+}
+
+/// Splits `arguments` into positionals and `--option value` pairs for the given option names.
+struct ParsedArguments {
+    var positionals: [String] = []
+    var options: [String: String] = [:]
+    var flags: Set<String> = []
+
+    init(_ arguments: [String], valued: Set<String>, flags allowedFlags: Set<String> = []) throws(UsageError) {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if valued.contains(argument) {
+                guard index + 1 < arguments.count else {
+                    throw UsageError(message: "option \(argument) (argument \(index + 2)) needs a value")
+                }
+                options[argument] = arguments[index + 1]
+                index += 2
+                continue
+            }
+            if allowedFlags.contains(argument) {
+                flags.insert(argument)
+            } else if argument.hasPrefix("-") && argument != "-" {
+                throw UsageError(message: "unknown option '\(argument)' (argument \(index + 2))")
+            } else {
+                positionals.append(argument)
+            }
+            index += 1
+        }
+    }
+}
