@@ -1,0 +1,100 @@
+import Testing
+@testable import PropertyList
+
+/// The reading rules of xml-format-notes.md, each asserted on its own input.
+@Suite struct XMLReaderRulesTests {
+    static func read(_ body: String) throws(PropertyListError) -> PropertyListValue {
+        try XMLPropertyListReader.read(Array(body.utf8)).value
+    }
+
+    static func code(_ body: String) -> PropertyListError.Code? {
+        do { _ = try read(body); return nil } catch { return error.code }
+    }
+
+    @Test func acceptedForms() throws {
+        #expect(try Self.read("<plist><string>a\r\nb\rc</string></plist>") == "a\r\nb\rc")
+        #expect(try Self.read("\u{FEFF}<?xml version=\"1.0\"?><!-- c --><string>x</string>") == "x")
+        #expect(try Self.read("<string>&lt;&gt;&amp;&apos;&quot;&#65;&#x42;&#x1F600;&#0;</string>") == "<>&'\"AB😀\u{0}")
+        #expect(try Self.read("<string><![CDATA[<raw>&]]></string>") == "<raw>&")
+        #expect(try Self.read("<integer> -0x1F</integer>") == -31)
+        #expect(try Self.read("<integer>+ 007</integer>") == 7)
+        #expect(try Self.read("<integer>18446744073709551615</integer>") == .integer(PropertyListInteger(UInt64.max)))
+        #expect(try Self.read("<integer>-9223372036854775808</integer>") == .integer(PropertyListInteger(Int64.min)))
+        #expect(try Self.read("<real>.5</real>") == 0.5)
+        #expect(try Self.read("<real>1E3</real>") == 1000.0)
+        #expect(try Self.read("<real>-INFINITY</real>") == .double(-.infinity))
+        #expect(try Self.read("<real>1e999</real>") == .double(.infinity))
+        #expect(try Self.read("<true></true>") == true)
+        #expect(try Self.read("<false />") == false)
+        #expect(try Self.read("<data>AAE</data>") == .data([]))
+        #expect(try Self.read("<data>AAECAw</data>") == .data([0, 1, 2]))
+        #expect(try Self.read("<data>AA*E=</data>") == .data([0, 1]))
+        #expect(try Self.read("<date>2001-01-01T00:00:00Z</date>") == .date(PropertyListDate(secondsSinceReferenceDate: 0)))
+        #expect(try Self.read("<date>0000-12-30T00:00:00Z</date>") == .date(PropertyListDate(secondsSinceReferenceDate: -63_114_076_800)))
+        #expect(try Self.read("<date>2001-02-30T24:00:00Z</date>") == .date(PropertyListDate(secondsSinceReferenceDate: Double(31 + 29 + 1) * 86_400)))
+        #expect(try Self.read("<array><key>k</key></array>") == ["k"])
+        #expect(try Self.read("<dict><key>a</key><integer>1</integer><key>b</key><true/><key>a</key><integer>2</integer></dict>") == ["a": 2, "b": true])
+        #expect(try Self.read("<dict><key>CF$UID</key><integer>4294967297</integer></dict>") == .uid(PropertyListUID(1)))
+        #expect(try Self.read("<dict><key>CF$UID</key><real>2.7</real></dict>") == .uid(PropertyListUID(2)))
+        #expect(try Self.read("<dict><key>CF$UID</key><string>1</string></dict>") == ["CF$UID": "1"])
+        #expect(try Self.read("<plist version=\"1.0\"><array/></plist>trailing garbage") == [])
+        #expect(try XMLPropertyListReader.read(Array("<!DOCTYPE plist PUBLIC \"-//Apple Computer//DTD PLIST 1.0//EN\" \"x\"><true/>".utf8)).doctype == .legacyAppleComputer)
+    }
+
+    @Test func rejectedForms() {
+        #expect(Self.code("<plist></plist>") == .xmlSyntax)
+        #expect(Self.code("<plist/>") == .xmlSyntax)
+        #expect(Self.code("<plist><true/><true/></plist>") == .xmlSyntax)
+        #expect(Self.code("<String>a</String>") == .xmlUnexpectedElement)
+        #expect(Self.code("<set></set>") == .xmlUnexpectedElement)
+        #expect(Self.code("<string>&nbsp;</string>") == .invalidEntity)
+        #expect(Self.code("<string>a & b</string>") == .invalidEntity)
+        #expect(Self.code("<string>&#X41;</string>") == .invalidEntity)
+        #expect(Self.code("<string>&#xD800;</string>") == .invalidEntity)
+        #expect(Self.code("<string>&#123456789;</string>") == .invalidEntity)
+        #expect(Self.code("<string>a<!-- c --></string>") == .xmlSyntax)
+        let invalidUTF8: [UInt8] = Array("<string>".utf8) + [0xFF, 0xC0, 0x80] + Array("</string>".utf8)
+        #expect(throws: PropertyListError.self) { try XMLPropertyListReader.read(invalidUTF8) }
+        #expect((try? XMLPropertyListReader.read(Array("<string>".utf8) + [0xED, 0xA0, 0x80] + Array("</string>".utf8))) == nil)
+        #expect(Self.code("<integer>1e3</integer>") == .invalidNumber)
+        #expect(Self.code("<integer>1 </integer>") == .invalidNumber)
+        #expect(Self.code("<integer>18446744073709551616</integer>") == .invalidNumber)
+        #expect(Self.code("<integer>-9223372036854775809</integer>") == .invalidNumber)
+        #expect(Self.code("<integer/>") == .invalidNumber)
+        #expect(Self.code("<real>1e</real>") == .invalidNumber)
+        #expect(Self.code("<real>0x1p3</real>") == .invalidNumber)
+        #expect(Self.code("<real>1.5 </real>") == .invalidNumber)
+        #expect(Self.code("<date>2001-01-01T00:00:00.5Z</date>") == .invalidDate)
+        #expect(Self.code("<date>2001-01-01 00:00:00Z</date>") == .invalidDate)
+        #expect(Self.code("<data/>") == .xmlSyntax)
+        #expect(Self.code("<dict><string>a</string><true/></dict>") == .xmlUnexpectedElement)
+        #expect(Self.code("<dict><key>a</key></dict>") == .xmlSyntax)
+        #expect(Self.code("<array>text<true/></array>") == .xmlSyntax)
+        #expect(Self.code("<!DOCTYPE plist [ <!ENTITY x \"y\"> ]><true/>") == .xmlSyntax)
+        #expect(Self.code("<array><true/>") == .truncated)
+    }
+
+    @Test func nestingLimitIsCoreFoundations512() throws {
+        func nested(_ depth: Int) -> String {
+            String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+        }
+        #expect(Self.code(nested(512)) == nil)
+        #expect(Self.code(nested(513)) == .depthLimitExceeded)
+        #expect(Self.code(nested(100_000)) == .depthLimitExceeded)
+        var options = PropertyListReadingOptions()
+        options.maximumDepth = 10
+        #expect(throws: PropertyListError.self) { try XMLPropertyListReader.read(Array(nested(11).utf8), options: options) }
+        #expect(try XMLPropertyListReader.read(Array(nested(10).utf8), options: options).value != .bool(false))
+    }
+
+    @Test func errorsCarryLineAndColumn() {
+        do {
+            _ = try Self.read("<plist>\n<dict>\n\t<key>a</key>\n\t<integer>x</integer>\n</dict></plist>")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .invalidNumber)
+            #expect(error.location == .line(4, column: 11))
+        }
+    }
+}
+
