@@ -1,0 +1,115 @@
+import PropertyList
+
+/// Every fault the keyed-archive layer reports, whether decoding (untrusted input) or encoding.
+///
+/// A struct with a stable ``Code`` rather than an enum so that codes can be added without
+/// breaking clients' exhaustive `switch`es. Besides the code it says *where*: the key path from
+/// the top of the archive, the object's UID, and for class refusals the archived class chain.
+/// Errors compare equal by code, UID and key path; tests should assert those, not messages.
+public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The bytes are not a property list (the underlying ``PropertyListError`` is attached).
+        public static let invalidPropertyList = Code(rawValue: "invalidPropertyList")
+        /// `$archiver`, `$version`, `$top` or `$objects` is missing or of the wrong type or value.
+        public static let invalidArchiveHeader = Code(rawValue: "invalidArchiveHeader")
+        /// A UID that is not below the `$objects` count, or that points at an object of the wrong kind.
+        public static let invalidReference = Code(rawValue: "invalidReference")
+        /// An object's `$class` is missing, or is not a reference to a class dictionary.
+        public static let invalidClassReference = Code(rawValue: "invalidClassReference")
+        /// A class dictionary whose `$classname`/`$classes`/`$classhints` are missing or mistyped.
+        public static let invalidClassDescriptor = Code(rawValue: "invalidClassDescriptor")
+        /// The archived class is not admitted by the registry for the type that was asked for.
+        public static let classNotAllowed = Code(rawValue: "classNotAllowed")
+        /// A Swift type was used for encoding or asked for in decoding without being registered.
+        public static let typeNotRegistered = Code(rawValue: "typeNotRegistered")
+        /// A value of another kind than the one asked for (a string where a number was expected).
+        public static let typeMismatch = Code(rawValue: "typeMismatch")
+        /// A required key is absent, or holds `$null`, or the top-level key does not exist.
+        public static let valueNotFound = Code(rawValue: "valueNotFound")
+        /// A number that does not fit the requested type, or a malformed payload (wrong length).
+        public static let valueOutOfRange = Code(rawValue: "valueOutOfRange")
+        /// An object was asked for while it is itself still being decoded; back-references must
+        /// use the deferred API (``KeyedArchiveDecoder/decode(_:forKey:whenResolved:)``).
+        public static let cyclicReference = Code(rawValue: "cyclicReference")
+        /// Objects nest (while decoding or encoding) deeper than the configured limit.
+        public static let depthLimitExceeded = Code(rawValue: "depthLimitExceeded")
+        /// A resource budget from the options was exceeded (objects, elements, output size).
+        public static let budgetExceeded = Code(rawValue: "budgetExceeded")
+        /// A model's own `init(from:)` or `encode(to:)` threw an error that is not an ``ArchiveError``.
+        public static let modelError = Code(rawValue: "modelError")
+        /// The same key was encoded twice in one object.
+        public static let duplicateKey = Code(rawValue: "duplicateKey")
+        /// The encoder was used after it finished, or an invalid argument was passed to it.
+        public static let invalidEncoderState = Code(rawValue: "invalidEncoderState")
+    }
+
+    public let code: Code
+    /// What was expected and what was found.
+    public let message: String
+    /// The path from the top of the archive to the faulty value (empty when not applicable).
+    public let keyPath: ArchiveKeyPath
+    /// The `$objects` index of the object in which the fault was found.
+    public let uid: PropertyListUID?
+    /// For class faults: the archived `$classes` chain of the object (its class name first).
+    public let classChain: [String]
+    /// The property-list fault underneath, for ``Code/invalidPropertyList``.
+    public let propertyListError: PropertyListError?
+    /// For ``Code/modelError``: a description of the error the model threw.
+    public let underlyingDescription: String?
+
+    public init(
+        _ code: Code,
+        _ message: String,
+        keyPath: ArchiveKeyPath = .empty,
+        uid: PropertyListUID? = nil,
+        classChain: [String] = [],
+        propertyListError: PropertyListError? = nil,
+        underlyingDescription: String? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.keyPath = keyPath
+        self.uid = uid
+        self.classChain = classChain
+        self.propertyListError = propertyListError
+        self.underlyingDescription = underlyingDescription
+    }
+
+    public init(_ error: PropertyListError) {
+        self.init(.invalidPropertyList, error.description, propertyListError: error)
+    }
+
+    /// The same error with location details filled in where it had none.
+    func located(keyPath: ArchiveKeyPath, uid: PropertyListUID?) -> ArchiveError {
+        ArchiveError(
+            code, message,
+            keyPath: self.keyPath.components.isEmpty ? keyPath : self.keyPath,
+            uid: self.uid ?? uid,
+            classChain: classChain,
+            propertyListError: propertyListError,
+            underlyingDescription: underlyingDescription)
+    }
+
+    public var description: String {
+        var text = "\(code)"
+        if !keyPath.components.isEmpty { text += " at \(keyPath)" }
+        if let uid { text += " (object #\(uid.value))" }
+        text += ": \(message)"
+        if !classChain.isEmpty { text += " [classes: \(classChain.joined(separator: " < "))]" }
+        return text
+    }
+
+    public static func == (lhs: ArchiveError, rhs: ArchiveError) -> Bool {
+        lhs.code == rhs.code && lhs.uid == rhs.uid && lhs.keyPath == rhs.keyPath
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(uid)
+        hasher.combine(keyPath)
+    }
+}

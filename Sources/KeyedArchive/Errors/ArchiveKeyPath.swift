@@ -1,0 +1,41 @@
+/// Where a value sits in an archive's object graph, from a top-level key: `root.airplanes[3].registrationNumber`.
+///
+/// Keys are the *user* keys a model encodes (unescaped: an archived `$$name` shows as `$name`),
+/// so a path names what the model's author wrote rather than the file's spelling.
+public struct ArchiveKeyPath: Hashable, Sendable, CustomStringConvertible {
+    public enum Component: Hashable, Sendable {
+        case key(String)
+        case index(Int)
+    }
+
+    public var components: [Component]
+
+    public init(_ components: [Component] = []) {
+        self.components = components
+    }
+
+    public static let empty = ArchiveKeyPath()
+
+    public func appending(_ component: Component) -> ArchiveKeyPath {
+        var copy = self
+        copy.components.append(component)
+        return copy
+    }
+
+    public func appending(key: String) -> ArchiveKeyPath { appending(.key(key)) }
+    public func appending(index: Int) -> ArchiveKeyPath { appending(.index(index)) }
+
+    public var description: String {
+        var text = ""
+        for component in components {
+            switch component {
+            case .key(let key):
+                if !text.isEmpty { text += "." }
+                text += key
+            case .index(let index):
+                text += "[\(index)]"
+            }
+        }
+        return text
+    }
+}

@@ -1,0 +1,224 @@
+import PropertyList
+
+/// Limits applied while reading an archive. Each guards against one kind of hostile input.
+public struct ArchiveReadingOptions: Hashable, Sendable {
+    /// The property-list reader's limits (depth, object count, lengths).
+    public var propertyList: PropertyListReadingOptions = .default
+    /// Most `$objects` entries accepted. Default 16 Mi.
+    public var maximumObjectCount: Int = 16 << 20
+
+    public init() {}
+
+    public static let `default` = ArchiveReadingOptions()
+}
+
+extension ArchiveGraph {
+    /// Reads and validates an archive from binary (`bplist00`) or XML property-list bytes.
+    /// - Throws: ``ArchiveError`` with ``ArchiveError/Code/invalidPropertyList`` for a malformed
+    ///   property list, or a structural code (header, reference, class) naming the object's UID.
+    public init(bytes: [UInt8], options: ArchiveReadingOptions = .default) throws(ArchiveError) {
+        let value: PropertyListValue
+        do {
+            value = try PropertyListCodec.decode(bytes, options: options.propertyList)
+        } catch {
+            throw ArchiveError(error)
+        }
+        try self.init(propertyList: value, options: options)
+    }
+
+    /// Validates a property list as a keyed archive.
+    /// - Throws: ``ArchiveError`` naming the faulty header field, or the UID of the faulty object.
+    public init(propertyList: PropertyListValue, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
+        guard case .dictionary(let root) = propertyList else {
+            throw ArchiveError(.invalidArchiveHeader, "the top of the property list is a \(propertyList.kindName), not a dictionary")
+        }
+        guard let archiverValue = root[ArchiveKeys.archiver] else {
+            throw ArchiveError(.invalidArchiveHeader, "$archiver is missing")
+        }
+        guard case .string(let archiver) = archiverValue else {
+            throw ArchiveError(.invalidArchiveHeader, "$archiver is a \(archiverValue.kindName), expected the string NSKeyedArchiver")
+        }
+        guard archiver.isExactlyEqualTo(ArchiveKeys.archiverName) else {
+            throw ArchiveError(.invalidArchiveHeader, "$archiver is \"\(archiver.prefix(64))\", expected NSKeyedArchiver")
+        }
+        guard let versionValue = root[ArchiveKeys.version] else {
+            throw ArchiveError(.invalidArchiveHeader, "$version is missing")
+        }
+        guard case .integer(let version) = versionValue else {
+            throw ArchiveError(.invalidArchiveHeader, "$version is a \(versionValue.kindName), expected the integer 100000")
+        }
+        guard version.int64Value == ArchiveKeys.formatVersion else {
+            throw ArchiveError(.invalidArchiveHeader, "$version is \(version), expected 100000")
+        }
+        guard let objectsValue = root[ArchiveKeys.objects] else {
+            throw ArchiveError(.invalidArchiveHeader, "$objects is missing")
+        }
+        guard case .array(let storedObjects) = objectsValue else {
+            throw ArchiveError(.invalidArchiveHeader, "$objects is a \(objectsValue.kindName), expected an array")
+        }
+        guard storedObjects.count <= options.maximumObjectCount else {
+            throw ArchiveError(.budgetExceeded, "$objects has \(storedObjects.count) entries, more than the limit of \(options.maximumObjectCount)")
+        }
+        guard let first = storedObjects.first else {
+            throw ArchiveError(.invalidArchiveHeader, "$objects is empty; index 0 must be $null")
+        }
+        guard case .string(let nullMarker) = first, nullMarker.isExactlyEqualTo(ArchiveKeys.null) else {
+            throw ArchiveError(.invalidArchiveHeader, "$objects[0] is not the string $null", uid: PropertyListUID(0))
+        }
+        guard let topValue = root[ArchiveKeys.top] else {
+            throw ArchiveError(.invalidArchiveHeader, "$top is missing")
+        }
+        guard case .dictionary(let topDictionary) = topValue else {
+            throw ArchiveError(.invalidArchiveHeader, "$top is a \(topValue.kindName), expected a dictionary")
+        }
+        let count = UInt64(storedObjects.count)
+        var top: [TopEntry] = []
+        top.reserveCapacity(topDictionary.count)
+        for entry in topDictionary.entries {
+            do {
+                try Self.checkReferences(in: entry.value, count: count, owner: nil)
+            } catch {
+                throw ArchiveError(error.code, "$top[\(entry.key)] \(error.message)", keyPath: ArchiveKeyPath([.key(entry.key)]))
+            }
+            top.append(TopEntry(key: entry.key, value: entry.value))
+        }
+
+        // First pass: classify every entry; class references are checked once all kinds are known.
+        var objects: [Object] = []
+        objects.reserveCapacity(storedObjects.count)
+        objects.append(.null)
+        for index in 1..<storedObjects.count {
+            let uid = PropertyListUID(UInt64(index))
+            switch storedObjects[index] {
+            case .string(let string): objects.append(.string(string))
+            case .integer(let integer): objects.append(.integer(integer))
+            case .real(let real): objects.append(.real(real))
+            case .bool(let flag): objects.append(.bool(flag))
+            case .data(let bytes): objects.append(.data(bytes))
+            case .date(let date): objects.append(.date(date))
+            case .dictionary(let dictionary):
+                if let classValue = dictionary[ArchiveKeys.classKey] {
+                    guard case .uid(let classUID) = classValue else {
+                        throw ArchiveError(.invalidClassReference, "$class is a \(classValue.kindName), expected a UID", uid: uid)
+                    }
+                    try Self.checkReferences(in: .dictionary(dictionary), count: count, owner: uid)
+                    objects.append(.instance(Instance(classUID: classUID, storage: dictionary)))
+                } else if dictionary[ArchiveKeys.className] != nil {
+                    objects.append(.classDescriptor(try Self.classDescriptor(dictionary, uid: uid)))
+                } else {
+                    try Self.checkReferences(in: .dictionary(dictionary), count: count, owner: uid)
+                    objects.append(.other(.dictionary(dictionary)))
+                }
+            case .uid(let target):
+                // A bare UID as an $objects entry is meaningless but harmless once in range.
+                guard target.value < count else {
+                    throw ArchiveError(.invalidReference, "entry is a UID to object \(target.value), but $objects has \(count) entries", uid: uid)
+                }
+                objects.append(.other(.uid(target)))
+            case .array, .set:
+                try Self.checkReferences(in: storedObjects[index], count: count, owner: uid)
+                objects.append(.other(storedObjects[index]))
+            }
+        }
+        for index in objects.indices {
+            guard case .instance(let instance) = objects[index] else { continue }
+            let uid = PropertyListUID(UInt64(index))
+            guard instance.classUID.value < count else {
+                throw ArchiveError(.invalidClassReference, "$class refers to object \(instance.classUID.value), but $objects has \(count) entries", uid: uid)
+            }
+            guard case .classDescriptor = objects[Int(instance.classUID.value)] else {
+                let found = Self.describeKind(objects[Int(instance.classUID.value)])
+                throw ArchiveError(.invalidClassReference, "$class refers to object \(instance.classUID.value), which is \(found), not a class dictionary", uid: uid)
+            }
+        }
+        self.archiver = archiver
+        self.version = version
+        self.top = top
+        self.objects = objects
+        self.headerKeyOrder = root.keys
+    }
+
+    static func describeKind(_ object: Object) -> String {
+        switch object {
+        case .null: return "$null"
+        case .string: return "a string"
+        case .integer: return "an integer"
+        case .real: return "a real"
+        case .bool: return "a boolean"
+        case .data: return "data"
+        case .date: return "a date"
+        case .instance: return "an object"
+        case .classDescriptor: return "a class dictionary"
+        case .other(let value): return "a plain \(value.kindName)"
+        }
+    }
+
+    /// Checks every UID inside a value without recursion (the value's own nesting is bounded
+    /// by the property-list reader, but a value built in memory need not be).
+    static func checkReferences(in value: PropertyListValue, count: UInt64, owner: PropertyListUID?) throws(ArchiveError) {
+        var stack: [PropertyListValue] = [value]
+        while let next = stack.popLast() {
+            switch next {
+            case .uid(let uid):
+                guard uid.value < count else {
+                    throw ArchiveError(.invalidReference, "refers to object \(uid.value), but $objects has \(count) entries", uid: owner)
+                }
+            case .array(let elements), .set(let elements):
+                for element in elements {
+                    switch element {
+                    case .uid(let uid):
+                        guard uid.value < count else {
+                            throw ArchiveError(.invalidReference, "refers to object \(uid.value), but $objects has \(count) entries", uid: owner)
+                        }
+                    case .array, .set, .dictionary: stack.append(element)
+                    default: break
+                    }
+                }
+            case .dictionary(let dictionary):
+                for entry in dictionary.entries {
+                    switch entry.value {
+                    case .uid(let uid):
+                        guard uid.value < count else {
+                            let key = ArchiveKeys.unescape(entry.key) ?? entry.key
+                            throw ArchiveError(.invalidReference, "field \(key) refers to object \(uid.value), but $objects has \(count) entries", uid: owner)
+                        }
+                    case .array, .set, .dictionary: stack.append(entry.value)
+                    default: break
+                    }
+                }
+            default: break
+            }
+        }
+    }
+
+    static func classDescriptor(_ dictionary: PropertyListDictionary, uid: PropertyListUID) throws(ArchiveError) -> ClassDescriptor {
+        guard case .string(let name)? = dictionary[ArchiveKeys.className] else {
+            let kind = dictionary[ArchiveKeys.className]?.kindName ?? "missing"
+            throw ArchiveError(.invalidClassDescriptor, "$classname is \(kind), expected a string", uid: uid)
+        }
+        guard let classesValue = dictionary[ArchiveKeys.classes] else {
+            throw ArchiveError(.invalidClassDescriptor, "$classes is missing from the class dictionary of \(name.prefix(64))", uid: uid, classChain: [name])
+        }
+        let classes = try stringArray(classesValue, key: ArchiveKeys.classes, uid: uid, name: name)
+        var hints: [String]?
+        if let hintsValue = dictionary[ArchiveKeys.classHints] {
+            hints = try stringArray(hintsValue, key: ArchiveKeys.classHints, uid: uid, name: name)
+        }
+        return ClassDescriptor(name: name, classes: classes, hints: hints)
+    }
+
+    private static func stringArray(_ value: PropertyListValue, key: String, uid: PropertyListUID, name: String) throws(ArchiveError) -> [String] {
+        guard case .array(let elements) = value else {
+            throw ArchiveError(.invalidClassDescriptor, "\(key) is a \(value.kindName), expected an array of strings", uid: uid, classChain: [name])
+        }
+        var strings: [String] = []
+        strings.reserveCapacity(elements.count)
+        for element in elements {
+            guard case .string(let string) = element else {
+                throw ArchiveError(.invalidClassDescriptor, "\(key) holds a \(element.kindName), expected only strings", uid: uid, classChain: [name])
+            }
+            strings.append(string)
+        }
+        return strings
+    }
+}

@@ -1,0 +1,189 @@
+import PropertyList
+
+/// The generic, untyped view of any keyed archive: its objects, their classes and fields, and
+/// the references between them, with no registration and no user type instantiated.
+///
+/// Objects are identified by their UID (their index in `$objects`), so sharing and cycles are
+/// kept exactly as the file has them. Building a graph validates the archive's structure: the
+/// header fields, every UID (in `$top`, in every field, at any nesting), and every `$class`
+/// reference and class dictionary. What an object *means* is left to the caller (or to
+/// ``KeyedUnarchiver`` with a registry).
+public struct ArchiveGraph: Hashable, Sendable {
+    /// One entry of `$objects`.
+    public enum Object: Hashable, Sendable {
+        /// `$null`, always at index 0: a reference to it means nil.
+        case null
+        /// A plain string (how NSString is archived).
+        case string(String)
+        /// A plain number (how NSNumber is archived).
+        case integer(PropertyListInteger)
+        case real(PropertyListReal)
+        case bool(Bool)
+        /// Plain bytes (how NSData is archived).
+        case data([UInt8])
+        /// A property-list date. NSKeyedArchiver writes NSDate as an instance with `NS.time`, but
+        /// a date is a legal `$objects` entry.
+        case date(PropertyListDate)
+        /// An object with a class: a dictionary with `$class` plus its encoded fields.
+        case instance(Instance)
+        /// A class dictionary (`$classname`, `$classes`, optional `$classhints`).
+        case classDescriptor(ClassDescriptor)
+        /// Anything else a property list can hold (an array, a set, a dictionary without
+        /// `$class`): Apple's archiver never writes these, but they are legal property lists.
+        case other(PropertyListValue)
+    }
+
+    /// An object with a class: its `$class` reference and its fields as stored.
+    public struct Instance: Hashable, Sendable {
+        /// UID of the class dictionary.
+        public let classUID: PropertyListUID
+        /// The stored dictionary, `$class` included, in file order. Keys are as stored, so a
+        /// user key beginning with `$` appears escaped (`$$name`).
+        public let storage: PropertyListDictionary
+
+        /// The fields in file order, without `$class`.
+        public var fields: [PropertyListDictionary.Entry] {
+            storage.entries.filter { !$0.key.isExactlyEqualTo(ArchiveKeys.classKey) }
+        }
+
+        /// The stored value for a *user* key (escaped as the archiver escapes it).
+        public func value(forKey key: String) -> PropertyListValue? {
+            storage[ArchiveKeys.escape(key)]
+        }
+
+        /// The stored value for a key exactly as it appears in the file.
+        public func value(forStoredKey storedKey: String) -> PropertyListValue? {
+            storage[storedKey]
+        }
+    }
+
+    /// A class dictionary.
+    public struct ClassDescriptor: Hashable, Sendable {
+        /// `$classname`: the archived class name.
+        public let name: String
+        /// `$classes`: the class followed by its superclasses, as the archive claims them.
+        public let classes: [String]
+        /// `$classhints`, when present (alternative class names for the unarchiver; rare).
+        public let hints: [String]?
+
+        public init(name: String, classes: [String], hints: [String]? = nil) {
+            self.name = name
+            self.classes = classes
+            self.hints = hints
+        }
+    }
+
+    /// One `$top` entry: a top-level key and what it holds — almost always a UID naming an
+    /// object, but a top-level `encodeInt:forKey:` stores the number itself (compiled nibs do).
+    public struct TopEntry: Hashable, Sendable {
+        public let key: String
+        public let value: PropertyListValue
+
+        /// The object the entry names, when it holds a UID.
+        public var uid: PropertyListUID? { value.uidValue }
+    }
+
+    /// `$archiver` (always `NSKeyedArchiver` once validated).
+    public let archiver: String
+    /// `$version` (always 100000 once validated).
+    public let version: PropertyListInteger
+    /// `$top`, in file order.
+    public let top: [TopEntry]
+    /// `$objects`; a UID's value is an index into it.
+    public let objects: [Object]
+    /// The root dictionary's keys in file order (the writer's era shows in it, format-notes §3.4).
+    public let headerKeyOrder: [String]
+
+    /// The UID of a top-level key (`root` for archives made with `archivedData(withRootObject:)`).
+    public func topUID(forKey key: String) -> PropertyListUID? {
+        var found: PropertyListUID?
+        for entry in top where entry.key.isExactlyEqualTo(key) { found = entry.uid }
+        return found
+    }
+
+    /// The object a UID refers to (validated UIDs are always in range).
+    public func object(_ uid: PropertyListUID) -> Object? {
+        guard uid.value < UInt64(objects.count) else { return nil }
+        return objects[Int(uid.value)]
+    }
+
+    /// The class dictionary of an instance.
+    public func classDescriptor(of uid: PropertyListUID) -> ClassDescriptor? {
+        guard case .instance(let instance)? = object(uid),
+              case .classDescriptor(let descriptor)? = object(instance.classUID) else { return nil }
+        return descriptor
+    }
+
+    /// The archived class name of an instance (nil for plain values and `$null`).
+    public func className(of uid: PropertyListUID) -> String? {
+        classDescriptor(of: uid)?.name
+    }
+
+    /// The UIDs a value refers to, in stored order, at any nesting inside it.
+    public static func references(in value: PropertyListValue) -> [PropertyListUID] {
+        var result: [PropertyListUID] = []
+        var stack: [PropertyListValue] = [value]
+        while let next = stack.popLast() {
+            switch next {
+            case .uid(let uid): result.append(uid)
+            case .array(let elements), .set(let elements):
+                stack.append(contentsOf: elements.reversed())
+            case .dictionary(let dictionary):
+                stack.append(contentsOf: dictionary.entries.reversed().map(\.value))
+            default: break
+            }
+        }
+        return result
+    }
+
+    /// The UIDs an object refers to, in stored order (for an instance: its class first, then its fields).
+    public func references(of uid: PropertyListUID) -> [PropertyListUID] {
+        switch object(uid) {
+        case .instance(let instance)?:
+            return Self.references(in: .dictionary(instance.storage))
+        case .other(let value)?:
+            return Self.references(in: value)
+        default:
+            return []
+        }
+    }
+}
+
+/// The reserved strings of the format.
+enum ArchiveKeys {
+    static let archiver = "$archiver"
+    static let version = "$version"
+    static let top = "$top"
+    static let objects = "$objects"
+    static let null = "$null"
+    static let classKey = "$class"
+    static let className = "$classname"
+    static let classes = "$classes"
+    static let classHints = "$classhints"
+    static let archiverName = "NSKeyedArchiver"
+    static let formatVersion: Int64 = 100_000
+    static let rootKey = "root"
+
+    /// Apple's escaping: a user key that begins with `$` gets one more `$`, so that no user
+    /// key can pass for `$class` or an unkeyed `$0`.
+    static func escape(_ key: String) -> String {
+        key.utf8.first == UInt8(ascii: "$") ? "$" + key : key
+    }
+
+    /// The user key a stored key stands for; nil for reserved keys (`$class`, `$0`, …).
+    static func unescape(_ storedKey: String) -> String? {
+        var iterator = storedKey.utf8.makeIterator()
+        guard iterator.next() == UInt8(ascii: "$") else { return storedKey }
+        guard iterator.next() == UInt8(ascii: "$") else { return nil }
+        return String(storedKey.dropFirst())
+    }
+}
+
+extension String {
+    /// Equality by Unicode scalars: archive keys are compared as Core Foundation compares them,
+    /// never by canonical equivalence.
+    @inline(__always)
+    func isExactlyEqualTo(_ other: String) -> Bool {
+        utf8.count == other.utf8.count && utf8.elementsEqual(other.utf8)
+    }
+}

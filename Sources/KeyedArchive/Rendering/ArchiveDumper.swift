@@ -1,0 +1,162 @@
+import PropertyList
+
+/// `keyedarchive dump`: an indented, readable tree of an archive's object graph.
+///
+/// Each object is printed in full the first time it is reached (depth-first from `$top`, fields
+/// in file order) and labelled with its UID (`#4 Glider { … }`); every later reference, and every
+/// reference back into an object still being printed (a cycle), is a marker `-> #4 Glider`. So
+/// sharing and cycles are visible and the output stays linear in the archive's size. The format
+/// is described in Docs/KeyedArchiveFormat.md.
+public enum ArchiveDumper {
+    /// The tree of an archive read from binary or XML property-list bytes.
+    /// - Throws: ``ArchiveError`` when the bytes are not a valid keyed archive.
+    public static func dump(_ bytes: [UInt8], options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
+        dump(try ArchiveGraph(bytes: bytes, options: options))
+    }
+
+    /// The tree of an already validated graph.
+    public static func dump(_ graph: ArchiveGraph) -> String {
+        var sink = DumpSink()
+        sink.out.append("\(graph.archiver), version \(graph.version), \(graph.objects.count) objects\n")
+        var classLines = RenderBuffer()
+        var classCount = 0
+        for (index, object) in graph.objects.enumerated() {
+            guard case .classDescriptor(let descriptor) = object else { continue }
+            classCount += 1
+            classLines.append("  #\(index) ")
+            DumpSink.appendName(descriptor.name, to: &classLines)
+            let chainMatches = descriptor.classes.first.map { $0.isExactlyEqualTo(descriptor.name) } ?? false
+            if chainMatches {
+                for superclass in descriptor.classes.dropFirst() {
+                    classLines.append(" < ")
+                    DumpSink.appendName(superclass, to: &classLines)
+                }
+            } else {
+                classLines.append(" ($classes: ")
+                for (position, name) in descriptor.classes.enumerated() {
+                    if position > 0 { classLines.append(" < ") }
+                    DumpSink.appendName(name, to: &classLines)
+                }
+                classLines.append(")")
+            }
+            if let hints = descriptor.hints {
+                classLines.append(" ($classhints: ")
+                for (position, name) in hints.enumerated() {
+                    if position > 0 { classLines.append(", ") }
+                    DumpSink.appendName(name, to: &classLines)
+                }
+                classLines.append(")")
+            }
+            classLines.append("\n")
+        }
+        sink.out.append("classes (\(classCount)):\n")
+        sink.out.bytes.append(contentsOf: classLines.bytes)
+        sink.out.append("top:\n")
+        ArchiveGraphWalker(graph: graph).walk(into: &sink)
+        return String(decoding: sink.out.bytes, as: UTF8.self)
+    }
+}
+
+private struct DumpSink: ArchiveWalkSink {
+    var out = RenderBuffer()
+    /// Bytes of data shown before the rest is elided.
+    static let dataPreview = 32
+
+    static func appendName(_ name: String, to buffer: inout RenderBuffer) {
+        if isPlain(name) {
+            buffer.append(name)
+        } else {
+            buffer.appendJSONString(name)
+        }
+    }
+
+    /// Keys and class names print bare when they cannot be misread; otherwise quoted.
+    static func isPlain(_ text: String) -> Bool {
+        guard !text.isEmpty else { return false }
+        for byte in text.utf8 {
+            switch byte {
+            case 0x21...0x7E where byte != UInt8(ascii: ":") && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "{") && byte != UInt8(ascii: "["): continue
+            default: return false
+            }
+        }
+        return true
+    }
+
+    private mutating func line(_ label: ArchiveWalkLabel, depth: Int) {
+        out.indent(depth + 1)
+        switch label {
+        case .none: break
+        case .key(let key):
+            Self.appendName(key, to: &out)
+            out.append(": ")
+        case .index(let index):
+            out.append("[\(index)]: ")
+        }
+    }
+
+    mutating func beginInstance(_ label: ArchiveWalkLabel, uid: Int, className: String, classUID: Int, depth: Int, isEmpty: Bool) {
+        line(label, depth: depth)
+        out.append("#\(uid) ")
+        Self.appendName(className, to: &out)
+        out.append(isEmpty ? " {}\n" : " {\n")
+    }
+
+    mutating func endInstance(depth: Int, isEmpty: Bool) {
+        guard !isEmpty else { return }
+        out.indent(depth + 1)
+        out.append("}\n")
+    }
+
+    mutating func beginContainer(_ label: ArchiveWalkLabel, kind: ArchiveWalkContainer, uid: Int?, depth: Int, isEmpty: Bool) {
+        line(label, depth: depth)
+        if let uid { out.append("#\(uid) ") }
+        switch kind {
+        case .array: out.append(isEmpty ? "[]\n" : "[\n")
+        case .set: out.append(isEmpty ? "set []\n" : "set [\n")
+        case .dictionary: out.append(isEmpty ? "{}\n" : "{\n")
+        }
+    }
+
+    mutating func endContainer(kind: ArchiveWalkContainer, depth: Int, isEmpty: Bool) {
+        guard !isEmpty else { return }
+        out.indent(depth + 1)
+        out.append(kind == .dictionary ? "}\n" : "]\n")
+    }
+
+    mutating func scalar(_ label: ArchiveWalkLabel, _ value: ArchiveWalkScalar, uid: Int?, depth: Int) {
+        line(label, depth: depth)
+        if let uid { out.append("#\(uid) ") }
+        switch value {
+        case .null: out.append("nil")
+        case .string(let string): out.appendJSONString(string)
+        case .integer(let integer): out.append(integer.description)
+        case .real(let real):
+            out.append(RenderBuffer.realText(real.doubleValue))
+            if real.is32Bit { out.append(" (float)") }
+        case .bool(let flag): out.append(flag ? "true" : "false")
+        case .data(let bytes):
+            out.append("<\(bytes.count) bytes")
+            if !bytes.isEmpty {
+                out.append(": ")
+                out.appendHex(bytes, limit: Self.dataPreview)
+                if bytes.count > Self.dataPreview { out.append(" ...") }
+            }
+            out.append(">")
+        case .date(let date):
+            if let text = RenderBuffer.isoDate(date) {
+                out.append("date \(text)")
+            } else {
+                out.append("date \(RenderBuffer.realText(date.secondsSinceReferenceDate)) s since 2001")
+            }
+        case .uid(let value): out.append("CF$UID(\(value))")
+        }
+        out.append("\n")
+    }
+
+    mutating func reference(_ label: ArchiveWalkLabel, uid: Int, summary: String, depth: Int) {
+        line(label, depth: depth)
+        out.append("-> #\(uid) ")
+        Self.appendName(summary, to: &out)
+        out.append("\n")
+    }
+}
