@@ -44,7 +44,7 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The same key was encoded twice in one object.
         public static let duplicateKey = Code(rawValue: "duplicateKey")
         /// The encoder was used after it finished, or an invalid argument was passed to it.
-        public static let invalidEncoderState = Code(rawValue: "invalidEncoderState")
+        public static let invalidState = Code(rawValue: "invalidState")
     }
 
     public let code: Code

@@ -6,6 +6,12 @@ public struct ArchiveReadingOptions: Hashable, Sendable {
     public var propertyList: PropertyListReadingOptions = .default
     /// Most `$objects` entries accepted. Default 16 Mi.
     public var maximumObjectCount: Int = 16 << 20
+    /// Deepest nesting of objects decoded inside objects (typed decoding recurses through each
+    /// model's initializer, so this guards the stack). Default 512.
+    public var maximumDepth: Int = 512
+    /// Most collection elements that typed decoding produces in all (a shared array referenced
+    /// from many places counts once per requested type). Default 64 Mi.
+    public var maximumElementCount: Int = 64 << 20
 
     public init() {}
 

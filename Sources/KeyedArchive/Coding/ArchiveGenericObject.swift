@@ -1,0 +1,58 @@
+import PropertyList
+
+/// An object of any class, described by its class chain and its fields: for producing archives
+/// of classes that have no Swift model (Foundation's own classes, another app's classes), and
+/// for reproducing an archive's exact shape. A class instance, so it is shared by identity and
+/// can take part in cycles (an array that contains itself).
+///
+/// Keys are stored exactly as given (no `$` escaping), in the order given.
+public final class ArchiveGenericObject: ArchiveObjectEncodable {
+    public enum Field {
+        /// A value stored inline in the object (numbers, booleans, inline bytes).
+        case inline(PropertyListValue)
+        /// An object referenced by UID; nil is `$null`.
+        case object((any ArchiveObjectEncodable)?)
+        /// An inline array of references (`NS.objects`).
+        case objects([any ArchiveObjectEncodable])
+        /// Apple's conditional reference (see ``KeyedArchiveEncoder/encodeConditional(_:forKey:)``).
+        case conditional(any AnyObject & ArchiveObjectEncodable)
+    }
+
+    /// `$classes`, the class name first.
+    public let classes: [String]
+    public var fields: [(key: String, value: Field)]
+
+    public init(classes: [String], fields: [(key: String, value: Field)] = []) {
+        self.classes = classes
+        self.fields = fields
+    }
+
+    public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+        try encoder.encodeObject(classes: classes, identity: self) { object in
+            for (key, field) in self.fields {
+                switch field {
+                case .inline(let value):
+                    try object.encodeRaw(value, forStoredKey: key)
+                case .object(let value?):
+                    let reference = try object.session.withPath(.key(key)) { () throws(ArchiveError) in try object.reference(for: value) }
+                    try object.encodeRaw(.uid(reference.uid), forStoredKey: key)
+                case .object(nil):
+                    try object.encodeRaw(.uid(PropertyListUID(0)), forStoredKey: key)
+                case .objects(let values):
+                    var references: [PropertyListValue] = []
+                    for (position, value) in values.enumerated() {
+                        let reference = try object.session.withPath(.key(key)) { () throws(ArchiveError) in
+                            try object.session.withPath(.index(position)) { () throws(ArchiveError) in try object.reference(for: value) }
+                        }
+                        references.append(.uid(reference.uid))
+                    }
+                    try object.encodeRaw(.array(references), forStoredKey: key)
+                case .conditional(let target):
+                    try object.session.checkUsable(frame: object.frame)
+                    let value = object.session.conditionalReference(target, storedKey: key, frame: object.frame)
+                    object.session.setField(value, storedKey: key, frame: object.frame)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import PropertyList
+
+/// A reference to an object in an archive: its UID, an index into `$objects` (0 means nil).
+public struct ArchiveReference: Hashable, Sendable, CustomStringConvertible {
+    public let uid: PropertyListUID
+
+    public init(uid: PropertyListUID) { self.uid = uid }
+
+    /// The reference to `$null`.
+    public static let null = ArchiveReference(uid: PropertyListUID(0))
+
+    public var isNull: Bool { uid.value == 0 }
+
+    public var description: String { "#\(uid.value)" }
+}
+
+/// A value that an archive stores as an object of its own (an `$objects` entry that fields
+/// refer to by UID): strings, numbers in collections, data, dates, URLs, UUIDs, arrays,
+/// dictionaries, sets and every ``KeyedArchivable`` model.
+///
+/// Conform your own *value* types by delegating to a value that already conforms, e.g. a
+/// `Temperature` that archives as its `Double`:
+/// ```swift
+/// func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+///     try encoder.reference(for: celsius)
+/// }
+/// ```
+public protocol ArchiveObjectEncodable {
+    /// Adds the value to the archive (or finds it there, for a shared class instance) and
+    /// returns the reference that a field stores.
+    func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference
+}
+
+/// A value that can be rebuilt from an object of an archive. See ``ArchiveObjectEncodable``.
+public protocol ArchiveObjectDecodable {
+    /// Rebuilds the value from the referenced object. `decoder` is the coder of the object that
+    /// holds the reference; it gives access to the archive and keeps the key path.
+    /// - Throws: ``ArchiveError`` (typically ``ArchiveError/Code/typeMismatch``,
+    ///   ``ArchiveError/Code/classNotAllowed``, ``ArchiveError/Code/valueNotFound`` for `$null`).
+    static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Self
+}
+
+public typealias ArchiveObjectCodable = ArchiveObjectEncodable & ArchiveObjectDecodable
+
+/// A model type — a class or a struct — that archives itself as keyed fields under a class
+/// name from an ``ArchiveRegistry``, the way an `NSSecureCoding` class does.
+///
+/// ```swift
+/// final class Pilot: KeyedArchivable {
+///     var name: String
+///     var airplanes: [Airplane]
+///     init(from decoder: KeyedArchiveDecoder) throws {
+///         name = try decoder.decode(String.self, forKey: "name")
+///         airplanes = try decoder.decode([Airplane].self, forKey: "airplanes")
+///     }
+///     func encode(to encoder: KeyedArchiveEncoder) throws {
+///         try encoder.encode(name, forKey: "name")
+///         try encoder.encode(airplanes, forKey: "airplanes")
+///     }
+/// }
+/// ```
+///
+/// Class instances are shared by identity: one encoded twice is stored once and decodes to one
+/// instance. Structs have no identity, so each encoding stores a new object. A subclass
+/// overrides both requirements and calls `super`. The initializer runs only after the archived
+/// class name was admitted by the registry for the requested type, and it never sees a
+/// half-built object: references back to objects still being decoded are delivered through
+/// ``KeyedArchiveDecoder/decode(_:forKey:whenResolved:)`` once decoding has finished.
+public protocol KeyedArchivable: ArchiveObjectCodable, SendableMetatype {
+    /// Writes the value's fields. Keys are free-form; a key beginning with `$` is escaped as
+    /// Apple's archiver escapes it.
+    func encode(to encoder: KeyedArchiveEncoder) throws
+    /// Reads the value's fields.
+    init(from decoder: KeyedArchiveDecoder) throws
+}
+
+extension KeyedArchivable {
+    public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+        try encoder.session.encodeModel(self)
+    }
+
+    public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Self {
+        try decoder.session.decodeModel(Self.self, reference: reference)
+    }
+}

@@ -1,0 +1,260 @@
+import PropertyList
+
+/// Reads the fields of one object. A model receives one in ``KeyedArchivable/init(from:)``.
+///
+/// Keys are the model's own (unescaped) keys. Scalar accessors accept the value inline, as
+/// `encodeInt:`/`encodeBool:`/`encodeDouble:` store it, or as a reference to a plain number
+/// object, as Foundation's Swift overlay stores `UInt64` and other bridged numbers. Integers
+/// must fit the requested type exactly; nothing is silently truncated. Every fault is an
+/// ``ArchiveError`` whose key path ends with the key.
+public struct KeyedArchiveDecoder {
+    let session: ArchiveDecodingSession
+    /// UID of the object (-1 for `$top`).
+    let objectUID: Int
+    let fields: PropertyListDictionary
+    /// The archived `$classes` of the object (empty for `$top`).
+    public let classChain: [String]
+
+    init(session: ArchiveDecodingSession, uid: Int, fields: PropertyListDictionary, classChain: [String]) {
+        self.session = session
+        self.objectUID = uid
+        self.fields = fields
+        self.classChain = classChain
+    }
+
+    /// The archived class name of the object being decoded.
+    public var className: String { classChain.first ?? "" }
+
+    /// The object's UID (its index in `$objects`); nil for the top level.
+    public var uid: PropertyListUID? { objectUID >= 0 ? PropertyListUID(UInt64(objectUID)) : nil }
+
+    /// The key path of the object being decoded, from the top of the archive.
+    public var keyPath: ArchiveKeyPath { session.keyPath }
+
+    /// Whether the object has a value for `key`.
+    public func contains(_ key: String) -> Bool {
+        fields[ArchiveKeys.escape(key)] != nil
+    }
+
+    /// The object's user keys in file order (reserved keys such as `$class` and `$0` excluded).
+    public var allKeys: [String] {
+        fields.entries.compactMap { ArchiveKeys.unescape($0.key) }
+    }
+
+    /// The stored property-list value under a key exactly as the file spells it (`$class`,
+    /// `$0`, escaped `$$name`): the generic view from inside a model.
+    public func rawValue(forStoredKey storedKey: String) -> PropertyListValue? {
+        fields[storedKey]
+    }
+
+    private func uidValue(_ uid: Int?) -> PropertyListUID? {
+        uid.map { PropertyListUID(UInt64($0)) }
+    }
+
+    func error(_ code: ArchiveError.Code, _ message: String, key: String) -> ArchiveError {
+        ArchiveError(code, message, keyPath: session.keyPath.appending(key: key), uid: uid)
+    }
+
+    // MARK: Scalars
+
+    /// The scalar under `key`, following a reference to a plain number object; nil when absent
+    /// or `$null`.
+    private func scalar(forKey key: String) throws(ArchiveError) -> PropertyListValue? {
+        guard let value = fields[ArchiveKeys.escape(key)] else { return nil }
+        guard case .uid(let reference) = value else { return value }
+        let target = Int(reference.value)
+        switch session.object(target) {
+        case .null: return nil
+        case .integer(let integer): return .integer(integer)
+        case .real(let real): return .real(real)
+        case .bool(let flag): return .bool(flag)
+        default:
+            throw error(.typeMismatch, "expected a number, found \(session.describe(target))", key: key)
+        }
+    }
+
+    private func integer<I: FixedWidthInteger>(_ type: I.Type, forKey key: String) throws(ArchiveError) -> I? {
+        guard let value = try scalar(forKey: key) else { return nil }
+        guard case .integer(let integer) = value else {
+            throw error(.typeMismatch, "expected an integer for \(I.self), found a \(value.kindName)", key: key)
+        }
+        if let signed = integer.int64Value, let exact = I(exactly: signed) { return exact }
+        if let unsigned = integer.uint64Value, let exact = I(exactly: unsigned) { return exact }
+        throw error(.valueOutOfRange, "\(integer) does not fit \(I.self)", key: key)
+    }
+
+    private func required<T>(_ value: T?, _ type: T.Type, key: String) throws(ArchiveError) -> T {
+        guard let value else {
+            let found = fields[ArchiveKeys.escape(key)] == nil ? "no value" : "$null"
+            throw error(.valueNotFound, "expected \(T.self), found \(found)", key: key)
+        }
+        return value
+    }
+
+    public func decodeIfPresent(_ type: Bool.Type, forKey key: String) throws(ArchiveError) -> Bool? {
+        guard let value = try scalar(forKey: key) else { return nil }
+        switch value {
+        case .bool(let flag): return flag
+        // An NSNumber integer answers boolValue too; only the two values it can mean are taken.
+        case .integer(let integer) where integer.int64Value == 0 || integer.int64Value == 1: return integer.int64Value == 1
+        default: throw error(.typeMismatch, "expected a boolean, found a \(value.kindName)", key: key)
+        }
+    }
+
+    public func decodeIfPresent(_ type: Double.Type, forKey key: String) throws(ArchiveError) -> Double? {
+        guard let value = try scalar(forKey: key) else { return nil }
+        switch value {
+        case .real(let real): return real.doubleValue
+        case .integer(let integer):
+            if let signed = integer.int64Value { return Double(signed) }
+            if let unsigned = integer.uint64Value { return Double(unsigned) }
+            throw error(.valueOutOfRange, "\(integer) does not fit Double", key: key)
+        default: throw error(.typeMismatch, "expected a real, found a \(value.kindName)", key: key)
+        }
+    }
+
+    public func decodeIfPresent(_ type: Float.Type, forKey key: String) throws(ArchiveError) -> Float? {
+        guard let value = try scalar(forKey: key) else { return nil }
+        if case .real(.float32(let float)) = value { return float }
+        return try decodeIfPresent(Double.self, forKey: key).map { Float($0) }
+    }
+
+    public func decodeIfPresent(_ type: Int.Type, forKey key: String) throws(ArchiveError) -> Int? { try integer(type, forKey: key) }
+    public func decodeIfPresent(_ type: Int8.Type, forKey key: String) throws(ArchiveError) -> Int8? { try integer(type, forKey: key) }
+    public func decodeIfPresent(_ type: Int16.Type, forKey key: String) throws(ArchiveError) -> Int16? { try integer(type, forKey: key) }
+    public func decodeIfPresent(_ type: Int32.Type, forKey key: String) throws(ArchiveError) -> Int32? { try integer(type, forKey: key) }
+    public func decodeIfPresent(_ type: Int64.Type, forKey key: String) throws(ArchiveError) -> Int64? { try integer(type, forKey: key) }
+    public func decodeIfPresent(_ type: UInt.Type, forKey key: String) throws(ArchiveError) -> UInt? { try integer(type, forKey: key) }
+    public func decodeIfPresent(_ type: UInt8.Type, forKey key: String) throws(ArchiveError) -> UInt8? { try integer(type, forKey: key) }
+    public func decodeIfPresent(_ type: UInt16.Type, forKey key: String) throws(ArchiveError) -> UInt16? { try integer(type, forKey: key) }
+    public func decodeIfPresent(_ type: UInt32.Type, forKey key: String) throws(ArchiveError) -> UInt32? { try integer(type, forKey: key) }
+    public func decodeIfPresent(_ type: UInt64.Type, forKey key: String) throws(ArchiveError) -> UInt64? { try integer(type, forKey: key) }
+
+    public func decode(_ type: Bool.Type, forKey key: String) throws(ArchiveError) -> Bool { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    public func decode(_ type: Double.Type, forKey key: String) throws(ArchiveError) -> Double { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    public func decode(_ type: Float.Type, forKey key: String) throws(ArchiveError) -> Float { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    public func decode(_ type: Int.Type, forKey key: String) throws(ArchiveError) -> Int { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    public func decode(_ type: Int8.Type, forKey key: String) throws(ArchiveError) -> Int8 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    public func decode(_ type: Int16.Type, forKey key: String) throws(ArchiveError) -> Int16 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    public func decode(_ type: Int32.Type, forKey key: String) throws(ArchiveError) -> Int32 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    public func decode(_ type: Int64.Type, forKey key: String) throws(ArchiveError) -> Int64 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    public func decode(_ type: UInt.Type, forKey key: String) throws(ArchiveError) -> UInt { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    public func decode(_ type: UInt8.Type, forKey key: String) throws(ArchiveError) -> UInt8 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    public func decode(_ type: UInt16.Type, forKey key: String) throws(ArchiveError) -> UInt16 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    public func decode(_ type: UInt32.Type, forKey key: String) throws(ArchiveError) -> UInt32 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    public func decode(_ type: UInt64.Type, forKey key: String) throws(ArchiveError) -> UInt64 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+
+    /// Bytes stored inline (`encodeBytes:length:forKey:`), or a reference to a data object.
+    public func decodeBytesIfPresent(forKey key: String) throws(ArchiveError) -> [UInt8]? {
+        guard let value = fields[ArchiveKeys.escape(key)] else { return nil }
+        switch value {
+        case .data(let bytes): return bytes
+        case .uid(let reference):
+            if reference.value == 0 { return nil }
+            return try session.withPath(.key(key)) { () throws(ArchiveError) in
+                try DataBytes.decode(uid: Int(reference.value), session: session)
+            }
+        default:
+            throw error(.typeMismatch, "expected data, found a \(value.kindName)", key: key)
+        }
+    }
+
+    public func decodeBytes(forKey key: String) throws(ArchiveError) -> [UInt8] {
+        try required(decodeBytesIfPresent(forKey: key), [UInt8].self, key: key)
+    }
+
+    // MARK: Objects
+
+    /// The reference stored under a key (nil when the key is absent).
+    public func reference(forKey key: String) throws(ArchiveError) -> ArchiveReference? {
+        guard let value = fields[ArchiveKeys.escape(key)] else { return nil }
+        guard case .uid(let uid) = value else {
+            throw error(.typeMismatch, "expected a reference to an object, found a \(value.kindName)", key: key)
+        }
+        return ArchiveReference(uid: uid)
+    }
+
+    /// Decodes the object a reference points to (for conformances that delegate).
+    public func decode<T: ArchiveObjectDecodable>(_ type: T.Type, reference: ArchiveReference) throws(ArchiveError) -> T {
+        guard !reference.isNull else {
+            throw ArchiveError(.valueNotFound, "expected \(T.self), found $null", keyPath: session.keyPath, uid: uid)
+        }
+        do {
+            return try T.decode(archiveReference: reference, from: self)
+        } catch let failure as ArchiveError {
+            throw failure
+        } catch {
+            throw ArchiveError(.modelError, "decoding \(T.self) threw: \(error)", keyPath: session.keyPath,
+                               uid: reference.uid, underlyingDescription: "\(error)")
+        }
+    }
+
+    /// Decodes the object under `key`; nil when the key is absent or refers to `$null`.
+    public func decodeIfPresent<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String) throws(ArchiveError) -> T? {
+        guard let reference = try reference(forKey: key), !reference.isNull else { return nil }
+        return try session.withPath(.key(key)) { () throws(ArchiveError) in try decode(type, reference: reference) }
+    }
+
+    /// Decodes the object under `key` (a string, data, date, URL, UUID, collection or model).
+    /// - Throws: ``ArchiveError/Code/valueNotFound`` when absent or `$null`,
+    ///   ``ArchiveError/Code/classNotAllowed`` when its class is not admitted for `T`, and
+    ///   whatever decoding the object itself throws.
+    public func decode<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String) throws(ArchiveError) -> T {
+        try required(decodeIfPresent(type, forKey: key), type, key: key)
+    }
+
+    /// Decodes a back-reference once the whole graph is built: `assign` is called after the
+    /// outermost decode finishes, with the object (or nil when absent or `$null`). This is how a
+    /// child refers to a parent that is still being decoded — the parent is handed over only once
+    /// it is complete:
+    /// ```swift
+    /// decoder.decode(Pilot.self, forKey: "owner") { [weak self] pilot in self?.owner = pilot }
+    /// ```
+    /// Class checks happen then too, before anything is created; a failure fails the whole decode.
+    public func decode<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String, whenResolved assign: @escaping (T?) -> Void) {
+        let decoder = self
+        session.enqueue { () throws(ArchiveError) in
+            assign(try decoder.decodeIfPresent(type, forKey: key))
+        }
+    }
+
+    /// Decodes the object under `key` as a member of a registered family that is not itself a
+    /// ``ArchiveObjectDecodable`` type — typically a protocol of struct models,
+    /// `decodeObject(of: (any AirplaneRecord).self, forKey: "airplane")`.
+    public func decodeObject<T>(of type: T.Type, forKey key: String) throws(ArchiveError) -> T {
+        try required(decodeObjectIfPresent(of: type, forKey: key), type, key: key)
+    }
+
+    public func decodeObjectIfPresent<T>(of type: T.Type, forKey key: String) throws(ArchiveError) -> T? {
+        guard let reference = try reference(forKey: key), !reference.isNull else { return nil }
+        return try session.withPath(.key(key)) { () throws(ArchiveError) in
+            try session.decodeModel(type, reference: reference)
+        }
+    }
+
+    /// Decodes an `NSArray` under `key` whose elements are members of a registered family.
+    public func decodeArray<T>(of type: T.Type, forKey key: String) throws(ArchiveError) -> [T] {
+        guard let reference = try reference(forKey: key), !reference.isNull else {
+            throw error(.valueNotFound, "expected an array of \(T.self), found \(fields[ArchiveKeys.escape(key)] == nil ? "no value" : "$null")", key: key)
+        }
+        return try session.withPath(.key(key)) { () throws(ArchiveError) in
+            try ArchiveArrayDecoding.decodeElements(uid: Int(reference.uid.value), requested: "[\(T.self)]", session: session) { (element: ArchiveReference) throws(ArchiveError) in
+                try session.decodeModel(type, reference: element)
+            }
+        }
+    }
+
+    /// The value stored without a key at position `index` (`$0`, `$1`, …).
+    public func decodeUnkeyed<T: ArchiveObjectDecodable>(_ type: T.Type, at index: Int) throws(ArchiveError) -> T {
+        let storedKey = "$\(index)"
+        guard let value = fields[storedKey] else {
+            throw error(.valueNotFound, "no unkeyed value \(storedKey)", key: storedKey)
+        }
+        guard case .uid(let reference) = value else {
+            throw error(.typeMismatch, "expected a reference to an object, found a \(value.kindName)", key: storedKey)
+        }
+        return try session.withPath(.key(storedKey)) { () throws(ArchiveError) in
+            try decode(type, reference: ArchiveReference(uid: reference))
+        }
+    }
+}

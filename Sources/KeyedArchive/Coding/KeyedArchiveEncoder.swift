@@ -1,0 +1,192 @@
+import PropertyList
+
+/// Writes the fields of one object. A model receives one in ``KeyedArchivable/encode(to:)``;
+/// it is valid only during that call.
+///
+/// Scalars are stored inline in the object, as `NSCoder`'s `encodeInt:`/`encodeDouble:`/
+/// `encodeBool:` store them. Everything else is stored as an object of its own and the field
+/// holds its UID: strings, data, dates, arrays, dictionaries, sets, models — and `UInt64`/`UInt`,
+/// which Foundation's Swift overlay archives as an `NSNumber` object (values above
+/// `Int64.max` in the 16-byte integer form).
+public struct KeyedArchiveEncoder {
+    let session: ArchiveEncodingSession
+    let frame: Int
+
+    init(session: ArchiveEncodingSession, frame: Int) {
+        self.session = session
+        self.frame = frame
+    }
+
+    /// The key path of the object being encoded, from the top of the archive.
+    public var keyPath: ArchiveKeyPath { session.keyPath }
+
+    private func set(_ value: PropertyListValue, forKey key: String) throws(ArchiveError) {
+        try session.checkUsable(frame: frame)
+        session.setField(value, storedKey: ArchiveKeys.escape(key), frame: frame)
+    }
+
+    // MARK: Inline scalars
+
+    public func encode(_ value: Bool, forKey key: String) throws(ArchiveError) { try set(.bool(value), forKey: key) }
+    public func encode(_ value: Int, forKey key: String) throws(ArchiveError) { try set(.integer(PropertyListInteger(Int64(value))), forKey: key) }
+    public func encode(_ value: Int8, forKey key: String) throws(ArchiveError) { try set(.integer(PropertyListInteger(Int64(value))), forKey: key) }
+    public func encode(_ value: Int16, forKey key: String) throws(ArchiveError) { try set(.integer(PropertyListInteger(Int64(value))), forKey: key) }
+    public func encode(_ value: Int32, forKey key: String) throws(ArchiveError) { try set(.integer(PropertyListInteger(Int64(value))), forKey: key) }
+    public func encode(_ value: Int64, forKey key: String) throws(ArchiveError) { try set(.integer(PropertyListInteger(value)), forKey: key) }
+    public func encode(_ value: UInt8, forKey key: String) throws(ArchiveError) { try set(.integer(PropertyListInteger(Int64(value))), forKey: key) }
+    public func encode(_ value: UInt16, forKey key: String) throws(ArchiveError) { try set(.integer(PropertyListInteger(Int64(value))), forKey: key) }
+    public func encode(_ value: UInt32, forKey key: String) throws(ArchiveError) { try set(.integer(PropertyListInteger(Int64(value))), forKey: key) }
+    public func encode(_ value: Float, forKey key: String) throws(ArchiveError) { try set(.real(.float32(value)), forKey: key) }
+    public func encode(_ value: Double, forKey key: String) throws(ArchiveError) { try set(.real(.float64(value)), forKey: key) }
+
+    /// A `UInt64`, as Foundation archives it: an `NSNumber` object referenced from the field
+    /// (not an inline `encodeInt64:`, which would turn values above `Int64.max` negative).
+    public func encode(_ value: UInt64, forKey key: String) throws(ArchiveError) {
+        try session.checkUsable(frame: frame)
+        let reference = session.encodeNumber(.integer(PropertyListInteger(value)))
+        session.setField(.uid(reference.uid), storedKey: ArchiveKeys.escape(key), frame: frame)
+    }
+
+    /// A `UInt`, archived like ``encode(_:forKey:)-(UInt64,_)``.
+    public func encode(_ value: UInt, forKey key: String) throws(ArchiveError) {
+        try encode(UInt64(value), forKey: key)
+    }
+
+    /// Bytes stored inline in the object, as `encodeBytes:length:forKey:` stores them.
+    /// (Encoding a `Data` with ``encode(_:forKey:)-(T,_)`` stores an `NSData` object instead.)
+    public func encodeBytes(_ bytes: [UInt8], forKey key: String) throws(ArchiveError) {
+        try set(.data(bytes), forKey: key)
+    }
+
+    // MARK: Objects
+
+    /// Encodes an object (a string, data, date, URL, UUID, collection or model) and stores its
+    /// UID under `key`. A class instance already in the archive is stored once and referenced.
+    public func encode<T: ArchiveObjectEncodable>(_ value: T, forKey key: String) throws(ArchiveError) {
+        try session.checkUsable(frame: frame)
+        let storedKey = ArchiveKeys.escape(key)
+        let reference = try session.withPath(.key(key)) { () throws(ArchiveError) in try self.reference(for: value) }
+        session.setField(.uid(reference.uid), storedKey: storedKey, frame: frame)
+    }
+
+    /// Encodes an optional object; nil is stored as a reference to `$null`, as Apple does.
+    public func encode<T: ArchiveObjectEncodable>(_ value: T?, forKey key: String) throws(ArchiveError) {
+        guard let value else {
+            try set(.uid(PropertyListUID(0)), forKey: key)
+            return
+        }
+        try encode(value, forKey: key)
+    }
+
+    /// Encodes an array of values of different types (for example the members of a model family
+    /// held as `[any AirplaneRecord]`) as an `NSArray`.
+    public func encode(_ values: [any ArchiveObjectEncodable], forKey key: String) throws(ArchiveError) {
+        try encode(ArchiveHeterogeneousArray(values), forKey: key)
+    }
+
+    /// Apple's conditional object: the field refers to `object` only if `object` is encoded
+    /// unconditionally somewhere in the archive — before or after this call. Otherwise the field
+    /// refers to `$null`. Use it for back-references (an airplane's owner) so that archiving a
+    /// part of a graph does not drag the rest in.
+    public func encodeConditional<T: AnyObject & ArchiveObjectEncodable>(_ object: T?, forKey key: String) throws(ArchiveError) {
+        try session.checkUsable(frame: frame)
+        let storedKey = ArchiveKeys.escape(key)
+        guard let object else {
+            session.setField(.uid(PropertyListUID(0)), storedKey: storedKey, frame: frame)
+            return
+        }
+        let value = session.conditionalReference(object, storedKey: storedKey, frame: frame)
+        session.setField(value, storedKey: storedKey, frame: frame)
+    }
+
+    /// Encodes a value without a key: it is stored under `$0`, `$1`, … in call order, as
+    /// `encodeObject:` on a keyed archiver does.
+    public func encodeUnkeyed<T: ArchiveObjectEncodable>(_ value: T) throws(ArchiveError) {
+        try session.checkUsable(frame: frame)
+        let storedKey = session.nextUnkeyedKey(frame: frame)
+        let reference = try session.withPath(.key(storedKey)) { () throws(ArchiveError) in try self.reference(for: value) }
+        session.setField(.uid(reference.uid), storedKey: storedKey, frame: frame)
+    }
+
+    /// Adds a value to the archive and returns its reference without storing it under a key:
+    /// for conformances that archive as another value, and for building collections.
+    public func reference<T: ArchiveObjectEncodable>(for value: T) throws(ArchiveError) -> ArchiveReference {
+        try session.checkUsable(frame: frame)
+        do {
+            return try value.archiveReference(in: self)
+        } catch let failure as ArchiveError {
+            session.failed = true
+            throw failure
+        } catch {
+            session.failed = true
+            throw ArchiveError(.modelError, "encoding \(T.self) threw: \(error)", keyPath: session.keyPath, underlyingDescription: "\(error)")
+        }
+    }
+
+    /// Encodes an object with an explicit class chain and fields written by `body`: how the
+    /// Foundation classes are archived, and a way to produce any class an archive may need.
+    /// - Parameters:
+    ///   - classes: `$classes`, the class name first (e.g. `["NSMutableArray", "NSArray", "NSObject"]`).
+    ///   - identity: a class instance the object stands for; encoding the same instance again
+    ///     refers to this object instead of writing a new one.
+    public func encodeObject(classes: [String], identity: AnyObject? = nil, fields body: (KeyedArchiveEncoder) throws -> Void) throws(ArchiveError) -> ArchiveReference {
+        try session.checkUsable(frame: frame)
+        guard !classes.isEmpty else {
+            throw session.error(.invalidState, "an object needs at least one class name")
+        }
+        return try session.encodeInstance(chain: classes, identity: identity, body: body)
+    }
+
+    /// Encodes a sequence of objects and stores their references as an inline array under `key`
+    /// (the shape of `NS.objects`).
+    public func encodeReferences<S: Sequence>(_ values: S, forKey key: String) throws(ArchiveError) where S.Element == any ArchiveObjectEncodable {
+        try session.checkUsable(frame: frame)
+        let storedKey = ArchiveKeys.escape(key)
+        var references: [PropertyListValue] = []
+        var position = 0
+        for value in values {
+            let reference = try session.withPath(.key(key)) { () throws(ArchiveError) in
+                try session.withPath(.index(position)) { () throws(ArchiveError) in try self.reference(for: value) }
+            }
+            references.append(.uid(reference.uid))
+            position += 1
+        }
+        session.setField(.array(references), storedKey: storedKey, frame: frame)
+    }
+
+    /// Encodes values of one type and stores their references as an inline array under `key`.
+    func encodeReferenceArray<S: Sequence>(_ values: S, forKey key: String) throws(ArchiveError) where S.Element: ArchiveObjectEncodable {
+        try session.checkUsable(frame: frame)
+        var references: [PropertyListValue] = []
+        references.reserveCapacity(values.underestimatedCount)
+        var position = 0
+        for value in values {
+            let reference = try session.withPath(.key(key)) { () throws(ArchiveError) in
+                try session.withPath(.index(position)) { () throws(ArchiveError) in try self.reference(for: value) }
+            }
+            references.append(.uid(reference.uid))
+            position += 1
+        }
+        session.setField(.array(references), storedKey: ArchiveKeys.escape(key), frame: frame)
+    }
+
+    /// Stores a property-list value under a key exactly as given (UIDs included, unchecked):
+    /// for reproducing unusual archives.
+    public func encodeRaw(_ value: PropertyListValue, forStoredKey storedKey: String) throws(ArchiveError) {
+        try session.checkUsable(frame: frame)
+        session.setField(value, storedKey: storedKey, frame: frame)
+    }
+}
+
+/// An array of values of different types, archived as `NSArray`.
+struct ArchiveHeterogeneousArray: ArchiveObjectEncodable {
+    let values: [any ArchiveObjectEncodable]
+
+    init(_ values: [any ArchiveObjectEncodable]) { self.values = values }
+
+    func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+        try encoder.encodeObject(classes: FoundationClass.array.archivedChain) { fields in
+            try fields.encodeReferences(values, forKey: "NS.objects")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import PropertyList
+
+/// Encodes object graphs into an `NSKeyedArchiver` archive.
+///
+/// ```swift
+/// let bytes = try KeyedArchiver.archive(pilot, registry: registry)            // root key "root"
+///
+/// let archiver = KeyedArchiver(registry: registry)
+/// try archiver.encode(pilots, forKey: "pilots")
+/// try archiver.encode(hangar, forKey: "hangar")
+/// let xml = try archiver.finish(format: .xml)
+/// ```
+///
+/// Output is deterministic: the same graph gives the same bytes on every run and every
+/// platform (dictionary keys in Core Foundation's hash-table order, computed here; Swift
+/// dictionaries and sets are sorted by key first). One archiver encodes one archive; it is not
+/// meant to be shared between tasks.
+public final class KeyedArchiver {
+    let session: ArchiveEncodingSession
+
+    public init(registry: ArchiveRegistry, options: ArchiveWritingOptions = .default) {
+        session = ArchiveEncodingSession(registry: registry, options: options)
+    }
+
+    private var top: KeyedArchiveEncoder { KeyedArchiveEncoder(session: session, frame: 0) }
+
+    /// Encodes a top-level object under `key` (`root` is what Apple's convenience methods use).
+    public func encode<T: ArchiveObjectEncodable>(_ value: T, forKey key: String = "root") throws(ArchiveError) {
+        try top.encode(value, forKey: key)
+    }
+
+    /// Encodes an optional top-level object; nil is stored as `$null`.
+    public func encode<T: ArchiveObjectEncodable>(_ value: T?, forKey key: String = "root") throws(ArchiveError) {
+        try top.encode(value, forKey: key)
+    }
+
+    /// A conditional top-level reference (see ``KeyedArchiveEncoder/encodeConditional(_:forKey:)``).
+    public func encodeConditional<T: AnyObject & ArchiveObjectEncodable>(_ object: T?, forKey key: String) throws(ArchiveError) {
+        try top.encodeConditional(object, forKey: key)
+    }
+
+    /// A top-level object without a key, stored as `$0`, `$1`, … (`encodeObject:` on an archiver).
+    public func encodeUnkeyed<T: ArchiveObjectEncodable>(_ value: T) throws(ArchiveError) {
+        try top.encodeUnkeyed(value)
+    }
+
+    /// The encoder for `$top` itself, for inline top-level values (compiled nibs store numbers there).
+    public var topLevelEncoder: KeyedArchiveEncoder { top }
+
+    /// Ends encoding and returns the archive as a property-list value (sharing by value; for
+    /// ``ArchiveWritingOptions/Sharing/appleInstances`` use ``finish(format:)``).
+    public func finishPropertyList() throws(ArchiveError) -> PropertyListValue {
+        let table = try session.finish()
+        return table.propertyList(era: session.options.era)
+    }
+
+    /// Ends encoding and returns the archive's bytes.
+    /// - Throws: ``ArchiveError/Code/invalidState`` if an earlier encode failed or the
+    ///   archive was already finished; ``ArchiveError/Code/invalidPropertyList`` if the property
+    ///   list cannot be written (nesting beyond the writer's limit).
+    public func finish(format: ArchiveFormat = .binary) throws(ArchiveError) -> [UInt8] {
+        let table = try session.finish()
+        let era = session.options.era
+        do {
+            switch (format, session.options.sharing) {
+            case (.binary, .appleInstances):
+                return try BinaryPropertyListWriter().write(table.appleDocument(era: era))
+            case (.binary, .byValue):
+                return try BinaryPropertyListWriter().write(table.propertyList(era: era))
+            case (.xml, _):
+                return try XMLPropertyListWriter().write(table.propertyList(era: era))
+            }
+        } catch {
+            throw ArchiveError(error)
+        }
+    }
+
+    /// Archives one root object under the key `root`.
+    public static func archive<T: ArchiveObjectEncodable>(
+        _ root: T,
+        registry: ArchiveRegistry,
+        format: ArchiveFormat = .binary,
+        options: ArchiveWritingOptions = .default
+    ) throws(ArchiveError) -> [UInt8] {
+        let archiver = KeyedArchiver(registry: registry, options: options)
+        try archiver.encode(root, forKey: ArchiveKeys.rootKey)
+        return try archiver.finish(format: format)
+    }
+}

@@ -1,0 +1,85 @@
+import PropertyList
+
+/// Decodes object graphs from an `NSKeyedArchiver` archive, creating only types admitted by an
+/// ``ArchiveRegistry``.
+///
+/// ```swift
+/// let pilot = try KeyedUnarchiver.unarchive(Pilot.self, from: bytes, registry: registry)
+/// ```
+///
+/// Objects shared in the archive decode to one shared instance (across every top-level key of
+/// one unarchiver). A failure throws and leaves the unarchiver unusable: no partly decoded graph
+/// is ever returned. Not meant to be shared between tasks; create one per decode (the registry
+/// and the graph are `Sendable` and can be shared).
+public final class KeyedUnarchiver {
+    /// The validated generic view of the archive.
+    public let graph: ArchiveGraph
+    let session: ArchiveDecodingSession
+    private let topFields: PropertyListDictionary
+
+    /// - Throws: ``ArchiveError`` if the bytes are not a valid keyed archive.
+    public convenience init(bytes: [UInt8], registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
+        self.init(graph: try ArchiveGraph(bytes: bytes, options: options), registry: registry, options: options)
+    }
+
+    public init(graph: ArchiveGraph, registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) {
+        self.graph = graph
+        session = ArchiveDecodingSession(graph: graph, registry: registry, options: options)
+        var fields = PropertyListDictionary()
+        for entry in graph.top { fields.append(key: entry.key, value: entry.value) }
+        topFields = fields
+    }
+
+    /// The decoder of `$top` itself (top-level keys are its fields).
+    public var topLevelDecoder: KeyedArchiveDecoder {
+        KeyedArchiveDecoder(session: session, uid: -1, fields: topFields, classChain: [])
+    }
+
+    private func run<R>(_ body: () throws(ArchiveError) -> R) throws(ArchiveError) -> R {
+        guard !session.failed else {
+            throw ArchiveError(.invalidState, "an earlier error ended this unarchiver")
+        }
+        do {
+            let result = try body()
+            try session.resolveDeferred()
+            return result
+        } catch {
+            session.failed = true
+            throw error
+        }
+    }
+
+    /// Decodes the top-level object under `key`.
+    /// - Throws: ``ArchiveError``: ``ArchiveError/Code/valueNotFound`` if the key is absent or
+    ///   `$null`, ``ArchiveError/Code/classNotAllowed`` for a class the registry does not admit
+    ///   for `T` (anywhere in the graph), and every structural or type fault, with its key path.
+    public func decode<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String = "root") throws(ArchiveError) -> T {
+        try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) }
+    }
+
+    /// Like ``decode(_:forKey:)``, but nil when the key is absent or refers to `$null` (an empty archive).
+    public func decodeIfPresent<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String = "root") throws(ArchiveError) -> T? {
+        try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) }
+    }
+
+    /// Decodes a top-level member of a registered family that is not itself decodable (a
+    /// protocol of struct models).
+    public func decodeObject<T>(of type: T.Type, forKey key: String = "root") throws(ArchiveError) -> T {
+        try run { () throws(ArchiveError) in try topLevelDecoder.decodeObject(of: type, forKey: key) }
+    }
+
+    /// Decodes a top-level value stored without a key (`$0`, `$1`, …).
+    public func decodeUnkeyed<T: ArchiveObjectDecodable>(_ type: T.Type, at index: Int) throws(ArchiveError) -> T {
+        try run { () throws(ArchiveError) in try topLevelDecoder.decodeUnkeyed(type, at: index) }
+    }
+
+    /// Decodes the object under `root`.
+    public static func unarchive<T: ArchiveObjectDecodable>(
+        _ type: T.Type,
+        from bytes: [UInt8],
+        registry: ArchiveRegistry,
+        options: ArchiveReadingOptions = .default
+    ) throws(ArchiveError) -> T {
+        try KeyedUnarchiver(bytes: bytes, registry: registry, options: options).decode(type, forKey: ArchiveKeys.rootKey)
+    }
+}

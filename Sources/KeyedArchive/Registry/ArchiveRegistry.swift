@@ -1,0 +1,254 @@
+import PropertyList
+
+/// The class allowlist: which Swift types may be created from an archive, under which archived
+/// class names, and which types count as kinds of which (a family).
+///
+/// Build it once, then share it: it is an immutable `Sendable` value once built.
+/// ```swift
+/// var registry = ArchiveRegistry()
+/// registry.register(Airplane.self)
+/// registry.register(PoweredAirplane.self, superclass: Airplane.self)
+/// registry.register(Glider.self, superclass: Airplane.self)
+/// registry.register(Pilot.self)
+/// ```
+///
+/// Decoding asks for a type: `decode(Airplane.self, …)` admits exactly the archived class names
+/// registered for `Airplane` and for the types registered as its descendants (`PoweredAirplane`,
+/// `Glider`). The name is checked before any initializer runs; anything else is refused with
+/// ``ArchiveError/Code/classNotAllowed``. What an archive's `$classes` chain claims about
+/// ancestry is never used to admit a class. No type is ever looked up from an archive's string
+/// other than through this table.
+///
+/// Encoding looks a value's dynamic Swift type up here (never a name): the primary class name
+/// is written as `$classname` and the chain of registered superclasses, ending in `NSObject`,
+/// as `$classes`.
+///
+/// Foundation's value classes are built in (``FoundationClass``): a Swift `[T]` is archived as
+/// `NSArray` and decoded from `NSArray` or `NSMutableArray`, and so on; their accepted names can
+/// be extended with ``addAlias(_:for:)``.
+public struct ArchiveRegistry: Sendable {
+    struct Entry: Sendable {
+        let typeID: ObjectIdentifier
+        let typeName: String
+        let className: String
+        let aliases: [String]
+        /// Index of the registered superclass (or abstract family) entry.
+        let superclass: Int?
+        /// Names written after the registered chain in `$classes` (for root entries: `NSObject`).
+        let extraSuperclassNames: [String]
+        let make: @Sendable (KeyedArchiveDecoder) throws -> Any
+        /// Every entry this one is a kind of, itself included.
+        let ancestors: Set<Int>
+        let isClass: Bool
+    }
+
+    private(set) var entries: [Entry] = []
+    private var entryByType: [ObjectIdentifier: Int] = [:]
+    private var familyAliases: [ObjectIdentifier: Int] = [:]
+    private var entryByName: [ArchiveExactKey: Int] = [:]
+    private var foundationByName: [ArchiveExactKey: FoundationClass] = [:]
+    private(set) var foundationNames: [FoundationClass: [String]] = [:]
+
+    /// A registry with Foundation's value classes and no model types.
+    public init() {
+        for kind in FoundationClass.allCases {
+            for name in kind.defaultNames { addAlias(name, for: kind) }
+        }
+    }
+
+    /// Registers a model type under an archived class name (default: the type's own name,
+    /// unqualified, as Objective-C classes are archived) and optional extra names accepted when
+    /// decoding (renames, module-qualified names such as `MyApp.Airplane`).
+    ///
+    /// - Parameter superclass: a previously registered type this one is a kind of. For a class,
+    ///   its Swift superclass; for a struct, the struct it stands beside in a family (the
+    ///   family is then decoded through a protocol, see ``registerFamily(_:root:)``). Decoding
+    ///   the superclass (or the family) then admits this type too, and `$classes` lists the
+    ///   superclass's name after this type's.
+    /// - Precondition: the names are not already taken, the superclass is registered, and a
+    ///   class registered under a class really is its subclass. These are programming errors in
+    ///   building the registry, not properties of any input.
+    public mutating func register<T: KeyedArchivable>(
+        _ type: T.Type,
+        className: String? = nil,
+        aliases: [String] = [],
+        superclass: Any.Type? = nil
+    ) {
+        let make: @Sendable (KeyedArchiveDecoder) throws -> Any = { decoder in try T(from: decoder) }
+        if let superclass, superclass is AnyClass || T.self is AnyClass {
+            precondition(isSubclass(T.self, of: superclass), "\(T.self) is registered under \(superclass), but is not a subclass of it")
+        }
+        let typeID = ObjectIdentifier(T.self)
+        let typeName = String(describing: T.self)
+        precondition(entryByType[typeID] == nil && familyAliases[typeID] == nil, "\(typeName) is registered twice")
+        var parent: Int?
+        if let superclass {
+            guard let found = entryByType[ObjectIdentifier(superclass)] else {
+                preconditionFailure("superclass \(superclass) of \(typeName) must be registered first")
+            }
+            parent = found
+        }
+        let index = entries.count
+        var ancestors: Set<Int> = [index]
+        if let parent { ancestors.formUnion(entries[parent].ancestors) }
+        let names = [className ?? Self.defaultName(T.self)] + aliases
+        for name in names {
+            let key = ArchiveExactKey(name)
+            precondition(entryByName[key] == nil && foundationByName[key] == nil, "class name \(name) is registered twice")
+        }
+        entries.append(Entry(typeID: typeID, typeName: typeName, className: names[0], aliases: aliases, superclass: parent,
+                             extraSuperclassNames: parent == nil ? ["NSObject"] : [], make: make, ancestors: ancestors,
+                             isClass: T.self is AnyClass))
+        entryByType[typeID] = index
+        for name in names { entryByName[ArchiveExactKey(name)] = index }
+    }
+
+    /// Lets a protocol (or any other type) stand for a registered type and all its registered
+    /// descendants when decoding: after `registerFamily((any AirplaneRecord).self, root: AirplaneValue.self)`,
+    /// `decodeObject(of: (any AirplaneRecord).self, …)` admits `AirplaneValue` and every struct
+    /// registered under it. This is how struct models form polymorphic families.
+    public mutating func registerFamily<T>(_ type: T.Type, root: Any.Type) {
+        let typeID = ObjectIdentifier(T.self)
+        precondition(entryByType[typeID] == nil && familyAliases[typeID] == nil, "\(T.self) is registered twice")
+        guard let index = entryByType[ObjectIdentifier(root)] else {
+            preconditionFailure("the root \(root) of the family \(T.self) must be registered first")
+        }
+        familyAliases[typeID] = index
+    }
+
+    /// Accepts another archived class name for a Foundation class when decoding (for example a
+    /// private subclass name another archiver wrote).
+    public mutating func addAlias(_ name: String, for kind: FoundationClass) {
+        let key = ArchiveExactKey(name)
+        precondition(entryByName[key] == nil, "class name \(name) is already registered for a model type")
+        foundationByName[key] = kind
+        if !(foundationNames[kind]?.contains(where: { $0.isExactlyEqualTo(name) }) ?? false) {
+            foundationNames[kind, default: []].append(name)
+        }
+    }
+
+    private static func defaultName<T>(_ type: T.Type) -> String {
+        // `String(reflecting:)` is module-qualified; the unqualified name matches how
+        // Objective-C classes (and @objc(Name) Swift classes) appear in Apple's archives.
+        String(describing: type)
+    }
+
+    private func isSubclass(_ type: Any.Type, of superclass: Any.Type) -> Bool {
+        guard let subclass = type as? AnyClass, let base = superclass as? AnyClass else { return false }
+        var current: AnyClass? = subclass
+        while let candidate = current {
+            if candidate == base { return true }
+            current = _getSuperclass(candidate)
+        }
+        return false
+    }
+
+    // MARK: Lookups used by the coders
+
+    func entry(forType type: Any.Type) -> Int? { entryByType[ObjectIdentifier(type)] }
+
+    /// What decoding a requested type admits: the entry it names and whether its registered
+    /// descendants count too. A struct type admits only itself (a struct value cannot be
+    /// another struct); a class admits its registered subclasses; a family alias admits the
+    /// whole family.
+    func family(forRequested type: Any.Type) -> (entry: Int, includesDescendants: Bool)? {
+        let typeID = ObjectIdentifier(type)
+        if let alias = familyAliases[typeID] { return (alias, true) }
+        guard let index = entryByType[typeID] else { return nil }
+        return (index, entries[index].isClass)
+    }
+    func entry(named name: String) -> Int? { entryByName[ArchiveExactKey(name)] }
+    func foundationClass(named name: String) -> FoundationClass? { foundationByName[ArchiveExactKey(name)] }
+
+    /// `$classes` for an entry: its name, its registered superclasses' names, then `NSObject`.
+    func classChain(of index: Int) -> [String] {
+        var chain: [String] = []
+        var current: Int? = index
+        var last = index
+        while let position = current {
+            chain.append(entries[position].className)
+            last = position
+            current = entries[position].superclass
+        }
+        chain.append(contentsOf: entries[last].extraSuperclassNames)
+        return chain
+    }
+
+    func admits(_ index: Int, family: (entry: Int, includesDescendants: Bool)) -> Bool {
+        family.includesDescendants ? entries[index].ancestors.contains(family.entry) : index == family.entry
+    }
+
+    /// Archived names admitted for a requested type, for error messages.
+    func admittedNames(family: (entry: Int, includesDescendants: Bool)) -> [String] {
+        entries.indices.filter { admits($0, family: family) }.flatMap { [entries[$0].className] + entries[$0].aliases }
+    }
+}
+
+/// Foundation classes with a built-in Swift mapping.
+public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
+    /// `String` ↔ a plain string (NSString), or `NSMutableString` with `NS.string`.
+    case string
+    /// `[T]` ↔ `NSArray`/`NSMutableArray` with `NS.objects`.
+    case array
+    /// `[K: V]` ↔ `NSDictionary`/`NSMutableDictionary` with `NS.keys` and `NS.objects`.
+    case dictionary
+    /// `Set<T>` ↔ `NSSet`/`NSMutableSet` with `NS.objects`.
+    case set
+    /// `Data`/`[UInt8]` ↔ plain data (NSData), or `NSMutableData` with `NS.bytes`.
+    case data
+    /// `Date` ↔ `NSDate` with `NS.time` (seconds since 2001-01-01).
+    case date
+    /// `URL` ↔ `NSURL` with `NS.base` and `NS.relative`.
+    case url
+    /// `UUID` ↔ `NSUUID` with `NS.uuidbytes`.
+    case uuid
+    /// ``ArchiveNull`` ↔ `NSNull`.
+    case null
+
+    /// The names accepted by default when decoding.
+    public var defaultNames: [String] {
+        switch self {
+        case .string: return ["NSString", "NSMutableString"]
+        case .array: return ["NSArray", "NSMutableArray"]
+        case .dictionary: return ["NSDictionary", "NSMutableDictionary"]
+        case .set: return ["NSSet", "NSMutableSet"]
+        case .data: return ["NSData", "NSMutableData"]
+        case .date: return ["NSDate"]
+        case .url: return ["NSURL"]
+        case .uuid: return ["NSUUID"]
+        case .null: return ["NSNull"]
+        }
+    }
+
+    /// `$classes` written when encoding.
+    var archivedChain: [String] {
+        switch self {
+        case .string: return ["NSMutableString", "NSString", "NSObject"]
+        case .array: return ["NSArray", "NSObject"]
+        case .dictionary: return ["NSDictionary", "NSObject"]
+        case .set: return ["NSSet", "NSObject"]
+        case .data: return ["NSMutableData", "NSData", "NSObject"]
+        case .date: return ["NSDate", "NSObject"]
+        case .url: return ["NSURL", "NSObject"]
+        case .uuid: return ["NSUUID", "NSObject"]
+        case .null: return ["NSNull", "NSObject"]
+        }
+    }
+}
+
+/// A string key compared by exact Unicode scalars (as Core Foundation compares keys), never by
+/// Swift's canonical equivalence, so that two keys a file keeps apart are never merged.
+struct ArchiveExactKey: Hashable, Sendable {
+    let string: String
+
+    init(_ string: String) { self.string = string }
+
+    static func == (lhs: ArchiveExactKey, rhs: ArchiveExactKey) -> Bool {
+        lhs.string.isExactlyEqualTo(rhs.string)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        var copy = string
+        copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}

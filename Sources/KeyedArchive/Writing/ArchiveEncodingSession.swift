@@ -1,0 +1,248 @@
+import PropertyList
+
+/// The state of one archive being encoded: the object table, identity and value sharing, the
+/// stack of objects whose fields are being written, and the key path for errors.
+final class ArchiveEncodingSession {
+    struct Frame {
+        /// UID of the object, or -1 for `$top`.
+        let uid: Int
+        var keys: [String] = []
+        var values: [PropertyListValue] = []
+        var unkeyedCount = 0
+    }
+
+    let registry: ArchiveRegistry
+    let options: ArchiveWritingOptions
+    var table = ArchiveObjectTable()
+    var frames: [Frame] = [Frame(uid: -1)]
+    var path: [ArchiveKeyPath.Component] = []
+    var failed = false
+    var finished = false
+
+    private var instanceUIDs: [ObjectIdentifier: Int] = [:]
+    /// Every instance that got a UID is kept alive until the end, so that its ObjectIdentifier
+    /// cannot be reused by a new object (a temporary created in some `encode(to:)`).
+    private var retained: [AnyObject] = []
+    private var stringUIDs: [ArchiveExactKey: Int] = [:]
+    private var scalarUIDs: [PropertyListValue: Int] = [:]
+    private var dataUIDs: [[UInt8]: Int] = [:]
+    private var classUIDs: [[ArchiveExactKey]: Int] = [:]
+    private var pendingConditionals: [(owner: Int, key: String, object: ObjectIdentifier)] = []
+
+    init(registry: ArchiveRegistry, options: ArchiveWritingOptions) {
+        self.registry = registry
+        self.options = options
+    }
+
+    var keyPath: ArchiveKeyPath { ArchiveKeyPath(path) }
+
+    func error(_ code: ArchiveError.Code, _ message: String) -> ArchiveError {
+        ArchiveError(code, message, keyPath: keyPath)
+    }
+
+    // MARK: Fields
+
+    func checkUsable(frame index: Int) throws(ArchiveError) {
+        guard !failed, !finished else {
+            throw error(.invalidState, finished ? "the archive was already finished" : "an earlier error ended this encoding")
+        }
+        guard index == frames.count - 1 else {
+            throw error(.invalidState, "an encoder was used outside the encode(to:) call it was passed to")
+        }
+    }
+
+    func setField(_ value: PropertyListValue, storedKey: String, frame index: Int) {
+        var frame = frames[index]
+        // Setting a key twice replaces the value where the key first stood, as a CFDictionary does.
+        if let existing = frame.keys.lastIndex(where: { $0.isExactlyEqualTo(storedKey) }) {
+            frame.values[existing] = value
+        } else {
+            frame.keys.append(storedKey)
+            frame.values.append(value)
+        }
+        frames[index] = frame
+    }
+
+    func nextUnkeyedKey(frame index: Int) -> String {
+        let key = "$\(frames[index].unkeyedCount)"
+        frames[index].unkeyedCount += 1
+        return key
+    }
+
+    /// Runs `body` with `component` on the key path; a failure marks the session unusable.
+    func withPath<R>(_ component: ArchiveKeyPath.Component, _ body: () throws(ArchiveError) -> R) throws(ArchiveError) -> R {
+        path.append(component)
+        do {
+            let result = try body()
+            path.removeLast()
+            return result
+        } catch {
+            failed = true
+            throw error
+        }
+    }
+
+    // MARK: Plain objects
+
+    private func append(_ entry: ArchiveObjectTable.Entry) -> ArchiveReference {
+        table.entries.append(entry)
+        return ArchiveReference(uid: PropertyListUID(UInt64(table.entries.count - 1)))
+    }
+
+    func encodeString(_ string: String) -> ArchiveReference {
+        let shared = options.sharing == .byValue || Self.isTaggedPointerString(string)
+        guard shared else { return append(.string(string)) }
+        let key = ArchiveExactKey(string)
+        if let known = stringUIDs[key] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
+        let reference = append(.string(string))
+        stringUIDs[key] = Int(reference.uid.value)
+        return reference
+    }
+
+    /// An NSNumber: a plain integer, real or boolean in `$objects`.
+    func encodeNumber(_ value: PropertyListValue) -> ArchiveReference {
+        var shared = options.sharing == .byValue
+        switch value {
+        case .bool: shared = true
+        case .integer(let integer):
+            if let signed = integer.int64Value, !integer.isStoredAs128Bit, signed >= -(1 << 55), signed < (1 << 55) { shared = true }
+        case .real: shared = true
+        default: break
+        }
+        let entry: ArchiveObjectTable.Entry
+        switch value {
+        case .integer(let integer): entry = .integer(integer)
+        case .real(let real): entry = .real(real)
+        case .bool(let flag): entry = .bool(flag)
+        default: entry = .null
+        }
+        guard shared else { return append(entry) }
+        if let known = scalarUIDs[value] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
+        let reference = append(entry)
+        scalarUIDs[value] = Int(reference.uid.value)
+        return reference
+    }
+
+    func encodeData(_ bytes: [UInt8]) -> ArchiveReference {
+        guard options.sharing == .byValue else { return append(.data(bytes)) }
+        if let known = dataUIDs[bytes] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
+        let reference = append(.data(bytes))
+        dataUIDs[bytes] = Int(reference.uid.value)
+        return reference
+    }
+
+    /// Whether a Mac holds this string as a tagged pointer (one instance per value): up to 7
+    /// ASCII characters, 8–9 from a 64-character alphabet, 10–11 from a 32-character one.
+    static func isTaggedPointerString(_ string: String) -> Bool {
+        let units = Array(string.utf16)
+        if units.isEmpty { return true }
+        if units.count <= 7 { return units.allSatisfy { $0 < 0x80 } }
+        let alphabet = units.count <= 9 ? sixBitAlphabet : (units.count <= 11 ? fiveBitAlphabet : [])
+        return !alphabet.isEmpty && units.allSatisfy { alphabet.contains($0) }
+    }
+
+    private static let sixBitAlphabet = Set("eilotrm.apdnsIc ufkMShjTRxgC4013bDNvwyUL2O856P-B79AFKEWV_zGJ/HYX".utf16)
+    private static let fiveBitAlphabet = Set("eilotrm.apdnsIc ufkMShjTRxgC4013".utf16)
+
+    // MARK: Instances
+
+    func classUID(chain: [String]) -> Int {
+        let key = chain.map(ArchiveExactKey.init)
+        if let known = classUIDs[key] { return known }
+        let name = chain.first ?? "NSObject"
+        let reference = append(.classDescriptor(name: name, classes: chain))
+        classUIDs[key] = Int(reference.uid.value)
+        return Int(reference.uid.value)
+    }
+
+    /// Encodes an object with a class: it takes its UID first, then its fields are written
+    /// (their objects follow it depth-first), then its class dictionary is appended if this is
+    /// the class's first use — Apple's order (format-notes §4).
+    func encodeInstance(chain: [String], identity: AnyObject?, body: (KeyedArchiveEncoder) throws -> Void) throws(ArchiveError) -> ArchiveReference {
+        guard frames.count <= options.maximumDepth else {
+            failed = true
+            throw error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth) while encoding")
+        }
+        if let identity, let known = instanceUIDs[ObjectIdentifier(identity)] {
+            return ArchiveReference(uid: PropertyListUID(UInt64(known)))
+        }
+        let uid = table.entries.count
+        table.entries.append(.reserved)
+        if let identity {
+            instanceUIDs[ObjectIdentifier(identity)] = uid
+            retained.append(identity)
+        }
+        frames.append(Frame(uid: uid))
+        let encoder = KeyedArchiveEncoder(session: self, frame: frames.count - 1)
+        do {
+            try body(encoder)
+        } catch let failure as ArchiveError {
+            failed = true
+            throw failure
+        } catch {
+            failed = true
+            throw ArchiveError(.modelError, "encode(to:) of \(chain.first ?? "?") threw: \(error)", keyPath: keyPath,
+                               uid: PropertyListUID(UInt64(uid)), classChain: chain, underlyingDescription: "\(error)")
+        }
+        let frame = frames.removeLast()
+        let classUID = classUID(chain: chain)
+        table.entries[uid] = .instance(classUID: classUID, keys: frame.keys, values: frame.values)
+        return ArchiveReference(uid: PropertyListUID(UInt64(uid)))
+    }
+
+    func encodeModel<T: KeyedArchivable>(_ value: T) throws(ArchiveError) -> ArchiveReference {
+        let dynamicType = type(of: value)
+        let object: AnyObject? = (dynamicType is AnyClass) ? value as AnyObject : nil
+        if let object, let known = instanceUIDs[ObjectIdentifier(object)] {
+            return ArchiveReference(uid: PropertyListUID(UInt64(known)))
+        }
+        guard let entry = registry.entry(forType: dynamicType) else {
+            failed = true
+            throw error(.typeNotRegistered, "\(dynamicType) is not registered in the archive registry")
+        }
+        return try encodeInstance(chain: registry.classChain(of: entry), identity: object) { encoder in
+            try value.encode(to: encoder)
+        }
+    }
+
+    // MARK: Conditional references
+
+    func conditionalReference(_ object: AnyObject, storedKey: String, frame index: Int) -> PropertyListValue {
+        if let known = instanceUIDs[ObjectIdentifier(object)] {
+            return .uid(PropertyListUID(UInt64(known)))
+        }
+        // Not encoded (yet): patched at the end if something encodes it unconditionally later.
+        retained.append(object)
+        pendingConditionals.append((frames[index].uid, storedKey, ObjectIdentifier(object)))
+        return .uid(PropertyListUID(0))
+    }
+
+    func resolveConditionals() {
+        for pending in pendingConditionals {
+            guard let target = instanceUIDs[pending.object] else { continue }
+            let value = PropertyListValue.uid(PropertyListUID(UInt64(target)))
+            if pending.owner < 0 {
+                if let position = table.topKeys.lastIndex(where: { $0.isExactlyEqualTo(pending.key) }) {
+                    table.topValues[position] = value
+                }
+            } else if case .instance(let classUID, let keys, var values) = table.entries[pending.owner],
+                      let position = keys.lastIndex(where: { $0.isExactlyEqualTo(pending.key) }) {
+                values[position] = value
+                table.entries[pending.owner] = .instance(classUID: classUID, keys: keys, values: values)
+            }
+        }
+        pendingConditionals.removeAll()
+    }
+
+    func finish() throws(ArchiveError) -> ArchiveObjectTable {
+        guard !failed else { throw error(.invalidState, "an earlier error ended this encoding") }
+        guard !finished else { throw error(.invalidState, "the archive was already finished") }
+        let top = frames[0]
+        table.topKeys = top.keys
+        table.topValues = top.values
+        resolveConditionals()
+        finished = true
+        retained.removeAll()
+        return table
+    }
+}

@@ -1,0 +1,282 @@
+import PropertyList
+
+/// What the encoder builds: `$objects` in UID order and `$top`, with each object's keys in the
+/// order they were encoded. Serialization turns it into a property list with Apple's key orders
+/// (``ArchiveWritingOptions/Era``) and, for ``ArchiveWritingOptions/Sharing/appleInstances``,
+/// into an object table whose sharing imitates Apple's instances.
+struct ArchiveObjectTable {
+    enum Entry {
+        case null
+        case string(String)
+        case integer(PropertyListInteger)
+        case real(PropertyListReal)
+        case bool(Bool)
+        case data([UInt8])
+        /// Keys as stored (escaped), in encoding order, without `$class`.
+        case instance(classUID: Int, keys: [String], values: [PropertyListValue])
+        case classDescriptor(name: String, classes: [String])
+        /// A UID taken by an object whose fields are still being encoded.
+        case reserved
+    }
+
+    var entries: [Entry] = [.null]
+    var topKeys: [String] = []
+    var topValues: [PropertyListValue] = []
+
+    /// Where Apple's archiver inserts `$class` among an object's keys: after the fields (it is
+    /// set once the object's `encodeWithCoder:` has returned). Only matters for keys that collide.
+    static let classKeyIsInsertedLast = true
+
+    // MARK: Key order
+
+    /// Memoized CF hash-table orders: objects of one class almost always have the same keys.
+    private final class OrderCache {
+        var orders: [[ArchiveExactKey]: [Int]] = [:]
+        var hashes: [ArchiveExactKey: UInt64] = [:]
+
+        func hash(_ key: String) -> UInt64 {
+            let exact = ArchiveExactKey(key)
+            if let known = hashes[exact] { return known }
+            let value = CFStringHash.hash64(key)
+            hashes[exact] = value
+            return value
+        }
+
+        func order(_ keys: [String], sizing: CFHashTableOrder.Sizing) -> [Int] {
+            let signature = keys.map(ArchiveExactKey.init)
+            if let known = orders[signature] { return known }
+            let computed = CFHashTableOrder.order(hashes: keys.map(hash), sizing: sizing)
+            orders[signature] = computed
+            return computed
+        }
+    }
+
+    /// Keys of an instance in storage order, `$class` included, as (key, value-or-class) positions:
+    /// position `keys.count` stands for `$class`.
+    private static func instanceKeyOrder(_ keys: [String], cache: OrderCache) -> (keys: [String], order: [Int]) {
+        var all = keys
+        if classKeyIsInsertedLast {
+            all.append(ArchiveKeys.classKey)
+            return (all, cache.order(all, sizing: .growth))
+        }
+        all.insert(ArchiveKeys.classKey, at: 0)
+        let order = cache.order(all, sizing: .growth).map { $0 == 0 ? keys.count : $0 - 1 }
+        return (keys + [ArchiveKeys.classKey], order)
+    }
+
+    static func rootKeyOrder(_ era: ArchiveWritingOptions.Era) -> [String] {
+        switch era {
+        case .current: return [ArchiveKeys.version, ArchiveKeys.archiver, ArchiveKeys.top, ArchiveKeys.objects]
+        case .classic: return [ArchiveKeys.version, ArchiveKeys.objects, ArchiveKeys.archiver, ArchiveKeys.top]
+        }
+    }
+
+    // MARK: Property-list value (sharing by value)
+
+    func propertyList(era: ArchiveWritingOptions.Era) -> PropertyListValue {
+        let cache = OrderCache()
+        var objects: [PropertyListValue] = []
+        objects.reserveCapacity(entries.count)
+        for entry in entries {
+            switch entry {
+            case .null, .reserved: objects.append(.string(ArchiveKeys.null))
+            case .string(let string): objects.append(.string(string))
+            case .integer(let integer): objects.append(.integer(integer))
+            case .real(let real): objects.append(.real(real))
+            case .bool(let flag): objects.append(.bool(flag))
+            case .data(let bytes): objects.append(.data(bytes))
+            case .instance(let classUID, let keys, let values):
+                let (allKeys, order) = Self.instanceKeyOrder(keys, cache: cache)
+                var dictionary = PropertyListDictionary()
+                dictionary.reserveCapacity(allKeys.count)
+                for position in order {
+                    let value = position == keys.count ? PropertyListValue.uid(PropertyListUID(UInt64(classUID))) : values[position]
+                    dictionary.append(key: allKeys[position], value: value)
+                }
+                objects.append(.dictionary(dictionary))
+            case .classDescriptor(let name, let classes):
+                var dictionary = PropertyListDictionary()
+                dictionary.append(key: ArchiveKeys.className, value: .string(name))
+                dictionary.append(key: ArchiveKeys.classes, value: .array(classes.map(PropertyListValue.string)))
+                objects.append(.dictionary(dictionary))
+            }
+        }
+        var top = PropertyListDictionary()
+        for position in cache.order(topKeys, sizing: .growth) {
+            top.append(key: topKeys[position], value: topValues[position])
+        }
+        var root = PropertyListDictionary()
+        for key in Self.rootKeyOrder(era) {
+            switch key {
+            case ArchiveKeys.version: root.append(key: key, value: .integer(PropertyListInteger(ArchiveKeys.formatVersion)))
+            case ArchiveKeys.archiver: root.append(key: key, value: .string(ArchiveKeys.archiverName))
+            case ArchiveKeys.top: root.append(key: key, value: .dictionary(top))
+            default: root.append(key: key, value: .array(objects))
+            }
+        }
+        return .dictionary(root)
+    }
+
+    // MARK: Object table imitating Apple's instances
+
+    func appleDocument(era: ArchiveWritingOptions.Era) -> BinaryPropertyListDocument {
+        var builder = AppleInstanceBuilder()
+        let cache = OrderCache()
+        let versionKey = builder.constant(ArchiveKeys.version)
+        let archiverKey = builder.constant(ArchiveKeys.archiver)
+        let topKey = builder.constant(ArchiveKeys.top)
+        let objectsKey = builder.constant(ArchiveKeys.objects)
+        let versionValue = builder.fresh(.integer(PropertyListInteger(ArchiveKeys.formatVersion)))
+        let archiverValue = builder.fresh(.string(ArchiveKeys.archiverName))
+
+        var objectNumbers: [Int] = []
+        objectNumbers.reserveCapacity(entries.count)
+        for entry in entries {
+            switch entry {
+            case .null, .reserved: objectNumbers.append(builder.fresh(.string(ArchiveKeys.null)))
+            case .string(let string): objectNumbers.append(builder.fresh(.string(string)))
+            case .integer(let integer): objectNumbers.append(builder.number(.integer(integer)))
+            case .real(let real): objectNumbers.append(builder.number(.real(real)))
+            case .bool(let flag): objectNumbers.append(builder.bool(flag))
+            case .data(let bytes): objectNumbers.append(builder.fresh(.data(bytes)))
+            case .instance(let classUID, let keys, let values):
+                let (allKeys, order) = Self.instanceKeyOrder(keys, cache: cache)
+                var keyNumbers: [Int] = []
+                var valueNumbers: [Int] = []
+                keyNumbers.reserveCapacity(order.count)
+                valueNumbers.reserveCapacity(order.count)
+                for position in order {
+                    keyNumbers.append(builder.constant(allKeys[position]))
+                    if position == keys.count {
+                        valueNumbers.append(builder.uid(classUID))
+                    } else {
+                        valueNumbers.append(builder.value(values[position]))
+                    }
+                }
+                objectNumbers.append(builder.fresh(.dictionary(keys: keyNumbers, values: valueNumbers)))
+            case .classDescriptor(let name, let classes):
+                let keys = [builder.constant(ArchiveKeys.className), builder.constant(ArchiveKeys.classes)]
+                let names = builder.fresh(.array(classes.map { builder.className($0) }))
+                objectNumbers.append(builder.fresh(.dictionary(keys: keys, values: [builder.className(name), names])))
+            }
+        }
+        let objectsArray = builder.fresh(.array(objectNumbers))
+        var topKeyNumbers: [Int] = []
+        var topValueNumbers: [Int] = []
+        for position in cache.order(topKeys, sizing: .growth) {
+            topKeyNumbers.append(builder.constant(topKeys[position]))
+            topValueNumbers.append(builder.value(topValues[position]))
+        }
+        let topDictionary = builder.fresh(.dictionary(keys: topKeyNumbers, values: topValueNumbers))
+        var rootKeys: [Int] = []
+        var rootValues: [Int] = []
+        for key in Self.rootKeyOrder(era) {
+            switch key {
+            case ArchiveKeys.version: rootKeys.append(versionKey); rootValues.append(versionValue)
+            case ArchiveKeys.archiver: rootKeys.append(archiverKey); rootValues.append(archiverValue)
+            case ArchiveKeys.top: rootKeys.append(topKey); rootValues.append(topDictionary)
+            default: rootKeys.append(objectsKey); rootValues.append(objectsArray)
+            }
+        }
+        let root = builder.fresh(.dictionary(keys: rootKeys, values: rootValues))
+        return BinaryPropertyListDocument(objects: builder.objects, topObject: root)
+    }
+}
+
+/// Decides which values of a new archive are one instance, as Apple's archiver would hold them
+/// (format-notes §1.2 and §4): constant key strings and class names once per value, one UID
+/// object per target, the two boolean singletons, small numbers once per value (tagged
+/// pointers), everything else a new instance.
+private struct AppleInstanceBuilder {
+    var objects: [BinaryPropertyListDocument.Object] = []
+    private var constants: [ArchiveExactKey: Int] = [:]
+    private var classNames: [ArchiveExactKey: Int] = [:]
+    private var uids: [Int: Int] = [:]
+    private var numbers: [PropertyListValue: Int] = [:]
+    private var trueObject: Int?
+    private var falseObject: Int?
+
+    mutating func fresh(_ object: BinaryPropertyListDocument.Object) -> Int {
+        objects.append(object)
+        return objects.count - 1
+    }
+
+    mutating func constant(_ string: String) -> Int {
+        let key = ArchiveExactKey(string)
+        if let known = constants[key] { return known }
+        let number = fresh(.string(string))
+        constants[key] = number
+        return number
+    }
+
+    mutating func className(_ string: String) -> Int {
+        let key = ArchiveExactKey(string)
+        if let known = classNames[key] { return known }
+        let number = fresh(.string(string))
+        classNames[key] = number
+        return number
+    }
+
+    mutating func uid(_ target: Int) -> Int {
+        if let known = uids[target] { return known }
+        let number = fresh(.uid(PropertyListUID(UInt64(target))))
+        uids[target] = number
+        return number
+    }
+
+    mutating func bool(_ flag: Bool) -> Int {
+        if flag {
+            if let trueObject { return trueObject }
+            let number = fresh(.bool(true))
+            trueObject = number
+            return number
+        }
+        if let falseObject { return falseObject }
+        let number = fresh(.bool(false))
+        falseObject = number
+        return number
+    }
+
+    /// Numbers that fit a tagged pointer on a 64-bit Mac are one instance per value and type.
+    mutating func number(_ value: PropertyListValue) -> Int {
+        let object: BinaryPropertyListDocument.Object
+        var tagged = false
+        switch value {
+        case .integer(let integer):
+            object = .integer(integer)
+            if let signed = integer.int64Value, !integer.isStoredAs128Bit, signed >= -(1 << 55), signed < (1 << 55) { tagged = true }
+        case .real(let real):
+            object = .real(real)
+            tagged = true
+        default:
+            return self.value(value)
+        }
+        guard tagged else { return fresh(object) }
+        if let known = numbers[value] { return known }
+        let number = fresh(object)
+        numbers[value] = number
+        return number
+    }
+
+    /// An inline field value.
+    mutating func value(_ value: PropertyListValue) -> Int {
+        switch value {
+        case .uid(let uid): return self.uid(Int(uid.value))
+        case .bool(let flag): return bool(flag)
+        case .integer, .real: return number(value)
+        case .string(let string): return fresh(.string(string))
+        case .data(let bytes): return fresh(.data(bytes))
+        case .date(let date): return fresh(.date(date))
+        case .array(let elements):
+            let numbers = elements.map { self.value($0) }
+            return fresh(.array(numbers))
+        case .set(let elements):
+            let numbers = elements.map { self.value($0) }
+            return fresh(.set(numbers))
+        case .dictionary(let dictionary):
+            let keys = dictionary.entries.map { constant($0.key) }
+            let values = dictionary.entries.map { self.value($0.value) }
+            return fresh(.dictionary(keys: keys, values: values))
+        }
+    }
+}
