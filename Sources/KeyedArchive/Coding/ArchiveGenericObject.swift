@@ -56,3 +56,20 @@ public final class ArchiveGenericObject: ArchiveObjectEncodable {
         }
     }
 }
+
+/// A plain string, number or data object that keeps its identity: every field that refers to
+/// the same `ArchiveSharedValue` refers to one `$objects` entry. (A Swift `String` has no
+/// identity, so encoding one twice may store it twice under ``ArchiveWritingOptions/Sharing/appleInstances``.)
+public final class ArchiveSharedValue: ArchiveObjectEncodable {
+    public let value: PropertyListValue
+
+    /// - Parameter value: a string, integer, real, boolean or data value.
+    public init(_ value: PropertyListValue) {
+        self.value = value
+    }
+
+    public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+        try encoder.session.checkUsable(frame: encoder.frame)
+        return try encoder.session.encodePlain(value, identity: self)
+    }
+}

@@ -81,7 +81,7 @@ public struct KeyedArchiveEncoder {
     /// Encodes an array of values of different types (for example the members of a model family
     /// held as `[any AirplaneRecord]`) as an `NSArray`.
     public func encode(_ values: [any ArchiveObjectEncodable], forKey key: String) throws(ArchiveError) {
-        try encode(ArchiveHeterogeneousArray(values), forKey: key)
+        try encode(ArchiveArray(values), forKey: key)
     }
 
     /// Apple's conditional object: the field refers to `object` only if `object` is encoded
@@ -178,15 +178,3 @@ public struct KeyedArchiveEncoder {
     }
 }
 
-/// An array of values of different types, archived as `NSArray`.
-struct ArchiveHeterogeneousArray: ArchiveObjectEncodable {
-    let values: [any ArchiveObjectEncodable]
-
-    init(_ values: [any ArchiveObjectEncodable]) { self.values = values }
-
-    func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
-        try encoder.encodeObject(classes: FoundationClass.array.archivedChain) { fields in
-            try fields.encodeReferences(values, forKey: "NS.objects")
-        }
-    }
-}

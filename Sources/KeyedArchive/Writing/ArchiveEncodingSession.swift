@@ -131,6 +131,29 @@ final class ArchiveEncodingSession {
         return reference
     }
 
+    /// A plain value that stands for one instance: encoded once, then referred to.
+    func encodePlain(_ value: PropertyListValue, identity: AnyObject) throws(ArchiveError) -> ArchiveReference {
+        if let known = instanceUIDs[ObjectIdentifier(identity)] {
+            return ArchiveReference(uid: PropertyListUID(UInt64(known)))
+        }
+        let reference: ArchiveReference
+        let byValue = options.sharing == .byValue
+        switch value {
+        // The caller said which values are one instance, so in Apple's mode nothing else is merged.
+        case .string(let string): reference = byValue ? encodeString(string) : append(.string(string))
+        case .integer(let integer): reference = byValue ? encodeNumber(value) : append(.integer(integer))
+        case .real(let real): reference = byValue ? encodeNumber(value) : append(.real(real))
+        case .bool: reference = encodeNumber(value)
+        case .data(let bytes): reference = encodeData(bytes)
+        default:
+            failed = true
+            throw error(.invalidState, "a \(value.kindName) cannot stand as a plain object of its own")
+        }
+        instanceUIDs[ObjectIdentifier(identity)] = Int(reference.uid.value)
+        retained.append(identity)
+        return reference
+    }
+
     /// Whether a Mac holds this string as a tagged pointer (one instance per value): up to 7
     /// ASCII characters, 8–9 from a 64-character alphabet, 10–11 from a 32-character one.
     static func isTaggedPointerString(_ string: String) -> Bool {

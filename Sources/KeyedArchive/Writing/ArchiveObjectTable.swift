@@ -156,8 +156,17 @@ struct ArchiveObjectTable {
                 objectNumbers.append(builder.fresh(.dictionary(keys: keyNumbers, values: valueNumbers)))
             case .classDescriptor(let name, let classes):
                 let keys = [builder.constant(ArchiveKeys.className), builder.constant(ArchiveKeys.classes)]
-                let names = builder.fresh(.array(classes.map { builder.className($0) }))
-                objectNumbers.append(builder.fresh(.dictionary(keys: keys, values: [builder.className(name), names])))
+                let nameObject = builder.className(name)
+                var chain: [Int] = []
+                for (position, className) in classes.enumerated() {
+                    if position == 0 && className.isExactlyEqualTo(name) && AppleInstanceBuilder.sharesClassName(name) {
+                        chain.append(nameObject)
+                    } else {
+                        chain.append(builder.className(className))
+                    }
+                }
+                let names = builder.fresh(.array(chain))
+                objectNumbers.append(builder.fresh(.dictionary(keys: keys, values: [nameObject, names])))
             }
         }
         let objectsArray = builder.fresh(.array(objectNumbers))
@@ -209,7 +218,24 @@ private struct AppleInstanceBuilder {
         return number
     }
 
+    /// Class names that Apple's archiver holds as one instance wherever they appear in class
+    /// dictionaries (`$classname`, `$classes[0]`, a superclass entry). Measured on the corpus:
+    /// Foundation's toll-free-bridged and other core classes always share (NSArray 51/51,
+    /// NSDictionary 51/51, NSMutableData 50/51, …); other classes — Foundation's own less
+    /// common ones and every app class seen but one — write a new string at each place
+    /// (NSIndexPath 0/21, NSIndexSet 0/7, DVTDocumentLocation 0/35, …).
+    static let sharedClassNames: Set<String> = [
+        "NSObject", "NSArray", "NSMutableArray", "NSDictionary", "NSMutableDictionary", "NSSet", "NSMutableSet",
+        "NSString", "NSMutableString", "NSData", "NSMutableData", "NSDate", "NSURL", "NSUUID", "NSNull", "NSValue",
+        "NSNumber", "NSColor", "NSFont", "NSLocale", "NSParagraphStyle", "NSUnit",
+    ]
+
+    static func sharesClassName(_ name: String) -> Bool {
+        sharedClassNames.contains(name)
+    }
+
     mutating func className(_ string: String) -> Int {
+        guard Self.sharesClassName(string) else { return fresh(.string(string)) }
         let key = ArchiveExactKey(string)
         if let known = classNames[key] { return known }
         let number = fresh(.string(string))
