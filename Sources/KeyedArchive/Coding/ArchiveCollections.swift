@@ -41,8 +41,8 @@ public struct ArchiveDictionary: ArchiveObjectEncodable {
 
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         try encoder.encodeObject(classes: classes) { fields in
-            try fields.encodeReferences(entries.map(\.key), forKey: "NS.keys")
-            try fields.encodeReferences(entries.map(\.value), forKey: "NS.objects")
+            try fields.encodeReferences(entries.map { $0.key }, forKey: "NS.keys")
+            try fields.encodeReferences(entries.map { $0.value }, forKey: "NS.objects")
         }
     }
 }

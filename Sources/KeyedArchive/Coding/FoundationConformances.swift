@@ -273,8 +273,8 @@ extension Dictionary: ArchiveObjectEncodable where Key: ArchiveObjectEncodable &
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         let ordered = sorted { $0.key < $1.key }
         return try encoder.encodeObject(classes: FoundationClass.dictionary.archivedChain) { fields in
-            try fields.encodeReferenceArray(ordered.lazy.map(\.key), forKey: "NS.keys")
-            try fields.encodeReferenceArray(ordered.lazy.map(\.value), forKey: "NS.objects")
+            try fields.encodeReferenceArray(ordered.map { $0.key }, forKey: "NS.keys")
+            try fields.encodeReferenceArray(ordered.map { $0.value }, forKey: "NS.objects")
         }
     }
 }

@@ -129,7 +129,7 @@ public struct ArchiveGraph: Hashable, Sendable {
             case .array(let elements), .set(let elements):
                 stack.append(contentsOf: elements.reversed())
             case .dictionary(let dictionary):
-                stack.append(contentsOf: dictionary.entries.reversed().map(\.value))
+                stack.append(contentsOf: dictionary.entries.reversed().map { $0.value })
             default: break
             }
         }
@@ -184,6 +184,17 @@ extension String {
     /// never by canonical equivalence.
     @inline(__always)
     func isExactlyEqualTo(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && utf8.elementsEqual(other.utf8)
+        let compared: Bool? = utf8.withContiguousStorageIfAvailable { lhs in
+            other.utf8.withContiguousStorageIfAvailable { rhs in
+                guard lhs.count == rhs.count else { return false }
+                var position = 0
+                while position < lhs.count {
+                    if lhs[position] != rhs[position] { return false }
+                    position &+= 1
+                }
+                return true
+            }
+        } ?? nil
+        return compared ?? (utf8.count == other.utf8.count && utf8.elementsEqual(other.utf8))
     }
 }

@@ -9,6 +9,16 @@ final class ArchiveEncodingSession {
         var keys: [String] = []
         var values: [PropertyListValue] = []
         var unkeyedCount = 0
+
+        /// Setting a key twice replaces the value where the key first stood, as a CFDictionary does.
+        mutating func set(_ value: PropertyListValue, forKey key: String) {
+            if let existing = keys.lastIndex(where: { $0.isExactlyEqualTo(key) }) {
+                values[existing] = value
+            } else {
+                keys.append(key)
+                values.append(value)
+            }
+        }
     }
 
     let registry: ArchiveRegistry
@@ -52,15 +62,8 @@ final class ArchiveEncodingSession {
     }
 
     func setField(_ value: PropertyListValue, storedKey: String, frame index: Int) {
-        var frame = frames[index]
-        // Setting a key twice replaces the value where the key first stood, as a CFDictionary does.
-        if let existing = frame.keys.lastIndex(where: { $0.isExactlyEqualTo(storedKey) }) {
-            frame.values[existing] = value
-        } else {
-            frame.keys.append(storedKey)
-            frame.values.append(value)
-        }
-        frames[index] = frame
+        // One in-place access: copying the frame out would copy its arrays on every field.
+        frames[index].set(value, forKey: storedKey)
     }
 
     func nextUnkeyedKey(frame index: Int) -> String {
