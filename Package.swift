@@ -14,6 +14,7 @@ let package = Package(
         .executableTarget(name: "keyedarchive", dependencies: ["PropertyList", "KeyedArchive"]),
         .executableTarget(name: "keyedarchive-benchmark", dependencies: ["PropertyList", "KeyedArchive"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
+        .testTarget(name: "KeyedArchiveToolTests", dependencies: ["keyedarchive"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList"]),
     ],
     swiftLanguageModes: [.v6]

@@ -98,3 +98,23 @@ import Testing
     }
 }
 
+
+@Suite struct XMLReaderDuplicateKeyTests {
+    /// Duplicates are found whatever the key order (sorted input takes a faster path).
+    @Test func duplicatesInAnyOrderKeepTheLastValueAtTheFirstPosition() throws {
+        let value = try XMLReaderRulesTests.read("<dict><key>z</key><integer>1</integer><key>a</key><integer>2</integer><key>z</key><integer>3</integer></dict>")
+        #expect(value.dictionaryValue?.keys == ["z", "a"])
+        #expect(value["z"] == 3)
+        let sorted = try XMLReaderRulesTests.read("<dict><key>a</key><integer>1</integer><key>b</key><integer>2</integer><key>a</key><integer>3</integer></dict>")
+        #expect(sorted.dictionaryValue?.keys == ["a", "b"])
+        #expect(sorted["a"] == 3)
+    }
+
+    /// A UID in Core Foundation's layout and in looser layouts reads the same.
+    @Test func uidLayouts() throws {
+        #expect(try XMLReaderRulesTests.read("<dict>\n\t<key>CF$UID</key>\n\t<integer>7</integer>\n</dict>") == .uid(PropertyListUID(7)))
+        #expect(try XMLReaderRulesTests.read("<dict><!-- c --><key>CF$UID</key><integer> 7</integer></dict>") == .uid(PropertyListUID(7)))
+        #expect(try XMLReaderRulesTests.read("<dict><key>CF$UID</key><integer>7</integer><key>x</key><true/></dict>") == ["CF$UID": 7, "x": true])
+        #expect(try XMLReaderRulesTests.read("<dict><key>CF$UID</key><integer>99999999999</integer></dict>") == .uid(PropertyListUID(UInt64(99_999_999_999 & 0xFFFF_FFFF))))
+    }
+}

@@ -182,6 +182,9 @@ extension BinaryPropertyListParser {
         case 0x5 where marker & 0x0F != 0x0F:
             let count = Int(marker & 0x0F)
             let payload = offset &+ 1
+            guard count <= options.maximumValueLength else {
+                throw error(.sizeLimitExceeded, "object \(node): string of \(count) characters exceeds the limit of \(options.maximumValueLength)", at: offset)
+            }
             guard count <= offsetTableStart &- payload else {
                 throw error(.invalidLength, "object \(node): ASCII string runs past the object region", at: offset)
             }
@@ -196,6 +199,14 @@ extension BinaryPropertyListParser {
                 throw error(.truncated, "object \(node): \(width)-byte integer runs past the object region", at: offset)
             }
             return .integer(PropertyListInteger(Int64(BinaryBigEndian.load(bytes, at: offset &+ 1, width: width))))
+        case 0x0 where marker == 0x08 || marker == 0x09:
+            return .bool(marker == 0x09)
+        case 0x2 where marker == 0x23, 0x3 where marker == 0x33:
+            guard offsetTableStart &- offset &- 1 >= 8 else {
+                throw error(.truncated, "object \(node): 8-byte number runs past the object region", at: offset)
+            }
+            let bits = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset &+ 1, as: UInt64.self))
+            return marker == 0x23 ? .real(.float64(Double(bitPattern: bits))) : .date(PropertyListDate(secondsSinceReferenceDate: Double(bitPattern: bits)))
         case 0x8 where marker & 0x0F <= 3:
             let width = Int(marker & 0x0F) &+ 1
             guard width <= offsetTableStart &- offset &- 1 else {

@@ -60,9 +60,9 @@ struct BinaryValueTreePass {
     var offsets: [Int] = []
     var strings = BinaryUniquingTable<String>()
     var integers = BinaryUniquingTable<PropertyListInteger>()
-    var reals: [PropertyListReal: Int] = [:]
-    var dates: [PropertyListDate: Int] = [:]
-    var datas: [[UInt8]: Int] = [:]
+    var reals = BinaryUniquingTable<PropertyListReal>()
+    var dates = BinaryUniquingTable<PropertyListDate>()
+    var datas = BinaryUniquingTable<[UInt8]>()
     var trueNumber: Int?
     var falseNumber: Int?
 
@@ -119,7 +119,7 @@ struct BinaryValueTreePass {
             sink.appendInteger(integer)
             return number
         case .real(let real):
-            if let existing = reals[real] { return existing }
+            if let existing = reals.existingOrInsert(real, number: offsets.count) { return existing }
             let number = try begin()
             switch real {
             case .float32(let float):
@@ -129,21 +129,18 @@ struct BinaryValueTreePass {
                 sink.bytes.append(0x23)
                 sink.appendBigEndian(double.bitPattern, width: 8)
             }
-            reals[real] = number
             return number
         case .date(let date):
-            if let existing = dates[date] { return existing }
+            if let existing = dates.existingOrInsert(date, number: offsets.count) { return existing }
             let number = try begin()
             sink.bytes.append(0x33)
             sink.appendBigEndian(date.secondsSinceReferenceDate.bitPattern, width: 8)
-            dates[date] = number
             return number
         case .data(let bytes):
-            if let existing = datas[bytes] { return existing }
+            if let existing = datas.existingOrInsert(bytes, number: offsets.count) { return existing }
             let number = try begin()
             sink.appendMarker(0x40, count: bytes.count)
             sink.bytes.append(contentsOf: bytes)
-            datas[bytes] = number
             return number
         case .bool(let flag):
             // Core Foundation's booleans are singletons that it appends on every visit; later

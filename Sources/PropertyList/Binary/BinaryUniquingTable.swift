@@ -100,3 +100,49 @@ struct BinaryUniquingTable<Key: BinaryUniquingKey> {
         }
     }
 }
+
+extension PropertyListReal: BinaryUniquingKey {
+    @inline(__always)
+    func uniquingHash(seed: UInt64) -> UInt64 {
+        switch self {
+        case .float32(let value): return mixHash(UInt64(value.bitPattern) | 1 << 40, seed)
+        case .float64(let value): return mixHash(value.bitPattern, seed)
+        }
+    }
+
+    @inline(__always)
+    func isSameKey(as other: PropertyListReal) -> Bool { self == other }
+}
+
+extension PropertyListDate: BinaryUniquingKey {
+    @inline(__always)
+    func uniquingHash(seed: UInt64) -> UInt64 { mixHash(secondsSinceReferenceDate.bitPattern, seed) }
+
+    @inline(__always)
+    func isSameKey(as other: PropertyListDate) -> Bool { self == other }
+}
+
+extension Array: BinaryUniquingKey where Element == UInt8 {
+    @inline(__always)
+    func uniquingHash(seed: UInt64) -> UInt64 {
+        withUnsafeBytes { raw in
+            var hash = seed ^ UInt64(raw.count)
+            var index = 0
+            while index &+ 8 <= raw.count {
+                hash = mixHash(hash ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self), seed)
+                index &+= 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while index < raw.count {
+                tail |= UInt64(raw[index]) << shift
+                shift &+= 8
+                index &+= 1
+            }
+            return mixHash(hash ^ tail, seed)
+        }
+    }
+
+    @inline(__always)
+    func isSameKey(as other: [UInt8]) -> Bool { self == other }
+}

@@ -151,6 +151,10 @@ enum PropertyListBase64Text {
     static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     static func encode(_ bytes: [UInt8]) -> String {
+        String(decoding: encodeBytes(bytes), as: UTF8.self)
+    }
+
+    static func encodeBytes(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var index = 0
@@ -171,6 +175,6 @@ enum PropertyListBase64Text {
             out.append(rest == 2 ? alphabet[Int(chunk >> 6 & 63)] : 0x3D)
             out.append(0x3D)
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 }

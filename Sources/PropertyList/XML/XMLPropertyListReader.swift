@@ -78,17 +78,11 @@ struct XMLPropertyListScanner {
         return index < bytes.count ? bytes[index] : nil
     }
 
+    @inline(__always)
     func hasPrefix(_ text: StaticString, at offset: Int) -> Bool {
         let count = text.utf8CodeUnitCount
-        guard offset >= 0, count <= bytes.count - offset else { return false }
-        return text.withUTF8Buffer { prefix in
-            var index = 0
-            while index < count {
-                if bytes[offset + index] != prefix[index] { return false }
-                index += 1
-            }
-            return true
-        }
+        guard offset >= 0, count <= bytes.count &- offset, let base = bytes.baseAddress else { return false }
+        return memcmp(base + offset, text.utf8Start, count) == 0
     }
 
     @inline(__always)
@@ -129,6 +123,10 @@ struct XMLPropertyListScanner {
     mutating func skipBetweenElements() throws(PropertyListError) {
         while true {
             skipWhitespace()
+            // Only "<!" or "<?" can start a comment or processing instruction.
+            guard position &+ 1 < bytes.count, bytes[position] == UInt8(ascii: "<") else { return }
+            let next = bytes[position &+ 1]
+            guard next == UInt8(ascii: "!") || next == UInt8(ascii: "?") else { return }
             if try !skipMiscellany() { return }
         }
     }
@@ -158,7 +156,7 @@ struct XMLPropertyListScanner {
         }
         let tag = try parseStartTag()
         let value: PropertyListValue
-        if tag.name == "plist" {
+        if tag.element == .plist {
             guard !tag.isEmpty else { throw fail(.xmlSyntax, "empty plist tag", at: tag.start) }
             try skipBetweenElements()
             guard !hasPrefix("</", at: position) else { throw fail(.xmlSyntax, "empty plist tag", at: tag.start) }
@@ -216,7 +214,58 @@ struct XMLPropertyListScanner {
 
     // MARK: Tags
 
-    mutating func parseStartTag() throws(PropertyListError) -> (name: String, isEmpty: Bool, start: Int) {
+    /// The elements a property list can hold, recognised from bytes without building a String.
+    enum Element: Equatable {
+        case plist, string, key, integer, real, `true`, `false`, date, data, array, dict
+        case unknown(String)
+
+        var name: String {
+            switch self {
+            case .plist: return "plist"
+            case .string: return "string"
+            case .key: return "key"
+            case .integer: return "integer"
+            case .real: return "real"
+            case .true: return "true"
+            case .false: return "false"
+            case .date: return "date"
+            case .data: return "data"
+            case .array: return "array"
+            case .dict: return "dict"
+            case .unknown(let name): return name
+            }
+        }
+    }
+
+    struct StartTag {
+        var element: Element
+        var isEmpty: Bool
+        var start: Int
+        var name: String { element.name }
+    }
+
+    func element(named range: Range<Int>) -> Element {
+        let start = range.lowerBound
+        switch range.count {
+        case 3: if hasPrefix("key", at: start) { return .key }
+        case 4:
+            if hasPrefix("dict", at: start) { return .dict }
+            if hasPrefix("real", at: start) { return .real }
+            if hasPrefix("true", at: start) { return .true }
+            if hasPrefix("date", at: start) { return .date }
+            if hasPrefix("data", at: start) { return .data }
+        case 5:
+            if hasPrefix("array", at: start) { return .array }
+            if hasPrefix("false", at: start) { return .false }
+            if hasPrefix("plist", at: start) { return .plist }
+        case 6: if hasPrefix("string", at: start) { return .string }
+        case 7: if hasPrefix("integer", at: start) { return .integer }
+        default: break
+        }
+        return .unknown(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+    }
+
+    mutating func parseStartTag() throws(PropertyListError) -> StartTag {
         let start = position
         guard peek() == UInt8(ascii: "<") else { throw fail(.xmlSyntax, "expected an element") }
         position += 1
@@ -226,14 +275,14 @@ struct XMLPropertyListScanner {
             if Self.isWhitespace(byte) || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") { break }
             position += 1
         }
-        let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[nameStart..<position]), as: UTF8.self)
-        guard !name.isEmpty, !name.hasPrefix("/") else { throw fail(.xmlSyntax, "expected an element name", at: start) }
+        guard position > nameStart else { throw fail(.xmlSyntax, "expected an element name", at: start) }
+        let element = element(named: nameStart..<position)
         // Attributes are ignored up to the first '>'; the tag is empty if '/' precedes it.
         while position < bytes.count, bytes[position] != UInt8(ascii: ">") { position += 1 }
-        guard position < bytes.count else { throw fail(.truncated, "unterminated <\(name)> tag", at: start) }
+        guard position < bytes.count else { throw fail(.truncated, "unterminated <\(element.name)> tag", at: start) }
         let isEmpty = position > nameStart && bytes[position - 1] == UInt8(ascii: "/")
         position += 1
-        return (name, isEmpty, start)
+        return StartTag(element: element, isEmpty: isEmpty, start: start)
     }
 
     mutating func expectEndTag(_ name: StaticString) throws(PropertyListError) {
@@ -249,14 +298,14 @@ struct XMLPropertyListScanner {
 
     // MARK: Values
 
-    mutating func parseValue(_ tag: (name: String, isEmpty: Bool, start: Int), depth: Int) throws(PropertyListError) -> PropertyListValue {
-        switch tag.name {
-        case "string", "key":
+    mutating func parseValue(_ tag: StartTag, depth: Int) throws(PropertyListError) -> PropertyListValue {
+        switch tag.element {
+        case .string, .key:
             if tag.isEmpty { return .string("") }
             let text = try parseText()
-            if tag.name == "string" { try expectEndTag("string") } else { try expectEndTag("key") }
+            if tag.element == .string { try expectEndTag("string") } else { try expectEndTag("key") }
             return .string(text)
-        case "integer":
+        case .integer:
             guard !tag.isEmpty else { throw fail(.invalidNumber, "empty <integer/>", at: tag.start) }
             let contentStart = position
             try skipToContentEnd()
@@ -265,7 +314,7 @@ struct XMLPropertyListScanner {
             }
             try expectEndTag("integer")
             return .integer(integer)
-        case "real":
+        case .real:
             guard !tag.isEmpty else { throw fail(.invalidNumber, "empty <real/>", at: tag.start) }
             let contentStart = position
             let text = try parseText()
@@ -274,13 +323,13 @@ struct XMLPropertyListScanner {
             }
             try expectEndTag("real")
             return .real(.float64(real))
-        case "true", "false":
+        case .true, .false:
             if !tag.isEmpty {
                 guard hasPrefix("</", at: position) else { throw fail(.xmlSyntax, "<\(tag.name)> must be empty") }
-                if tag.name == "true" { try expectEndTag("true") } else { try expectEndTag("false") }
+                if tag.element == .true { try expectEndTag("true") } else { try expectEndTag("false") }
             }
-            return .bool(tag.name == "true")
-        case "date":
+            return .bool(tag.element == .true)
+        case .date:
             guard !tag.isEmpty else { throw fail(.invalidDate, "empty <date/>", at: tag.start) }
             let contentStart = position
             try skipToContentEnd()
@@ -289,7 +338,7 @@ struct XMLPropertyListScanner {
             }
             try expectEndTag("date")
             return .date(PropertyListDate(secondsSinceReferenceDate: seconds))
-        case "data":
+        case .data:
             guard !tag.isEmpty else { throw fail(.xmlSyntax, "empty <data/> is not allowed", at: tag.start) }
             let contentStart = position
             try skipToContentEnd()
@@ -302,7 +351,7 @@ struct XMLPropertyListScanner {
             }
             try expectEndTag("data")
             return .data(decoded)
-        case "array":
+        case .array:
             if tag.isEmpty { return .array([]) }
             guard depth < options.maximumDepth else {
                 throw fail(.depthLimitExceeded, "containers nest deeper than \(options.maximumDepth)", at: tag.start)
@@ -321,12 +370,14 @@ struct XMLPropertyListScanner {
             }
             try expectEndTag("array")
             return .array(elements)
-        case "dict":
+        case .dict:
             if tag.isEmpty { return .dictionary(PropertyListDictionary()) }
+            if let uid = parseCanonicalUID() { return .uid(uid) }
             guard depth < options.maximumDepth else {
                 throw fail(.depthLimitExceeded, "containers nest deeper than \(options.maximumDepth)", at: tag.start)
             }
             var dictionary = PropertyListDictionary()
+            var keysIncreasing = true
             while true {
                 try skipBetweenElements()
                 if hasPrefix("</", at: position) { break }
@@ -334,7 +385,7 @@ struct XMLPropertyListScanner {
                     throw fail(atEnd ? .truncated : .xmlSyntax, atEnd ? "unterminated <dict>" : "text between dictionary elements")
                 }
                 let keyTag = try parseStartTag()
-                guard keyTag.name == "key" else {
+                guard keyTag.element == .key else {
                     throw fail(.xmlUnexpectedElement, "expected <key> in a dictionary, found <\(keyTag.name)>", at: keyTag.start)
                 }
                 guard case .string(let key) = try parseValue(keyTag, depth: depth + 1) else {
@@ -345,8 +396,11 @@ struct XMLPropertyListScanner {
                     throw fail(.xmlSyntax, "key '\(key.prefix(40))' has no value")
                 }
                 let value = try parseValue(try parseStartTag(), depth: depth + 1)
-                // Duplicate keys: the last value wins, kept at the key's first position.
-                if let existing = dictionary.position(of: key) {
+                // Duplicate keys: the last value wins, kept at the key's first position. Keys
+                // that arrive in increasing order (Core Foundation sorts them) cannot repeat.
+                let isAfterLast = dictionary.entries.last.map { XMLKeyOrder.precedes($0.key, key) } ?? true
+                keysIncreasing = keysIncreasing && isAfterLast
+                if !keysIncreasing, let existing = dictionary.position(of: key) {
                     dictionary.replaceValue(at: existing, with: value)
                 } else {
                     guard dictionary.count < options.maximumCollectionCount else {
@@ -370,9 +424,35 @@ struct XMLPropertyListScanner {
                 }
             }
             return .dictionary(dictionary)
-        default:
-            throw fail(.xmlUnexpectedElement, "unknown element <\(tag.name.prefix(40))>", at: tag.start)
+        case .plist, .unknown:
+            throw fail(.xmlUnexpectedElement, "unexpected element <\(tag.name.prefix(40))>", at: tag.start)
         }
+    }
+
+    /// The exact layout Core Foundation writes for a UID, `<key>CF$UID</key>` and a plain
+    /// decimal `<integer>` closed by `</dict>`, read without building a dictionary (archives
+    /// are mostly UIDs). Anything else returns nil with the cursor unmoved, for the general path.
+    mutating func parseCanonicalUID() -> PropertyListUID? {
+        let saved = position
+        skipWhitespace()
+        guard hasPrefix("<key>CF$UID</key>", at: position) else { position = saved; return nil }
+        position += 17
+        skipWhitespace()
+        guard hasPrefix("<integer>", at: position) else { position = saved; return nil }
+        position += 9
+        var value: UInt64 = 0
+        var digits = 0
+        while position < bytes.count, bytes[position] >= 0x30, bytes[position] <= 0x39, digits < 10 {
+            value = value &* 10 &+ UInt64(bytes[position] &- 0x30)
+            digits += 1
+            position += 1
+        }
+        guard digits > 0, value <= UInt64(UInt32.max), hasPrefix("</integer>", at: position) else { position = saved; return nil }
+        position += 10
+        skipWhitespace()
+        guard hasPrefix("</dict>", at: position) else { position = saved; return nil }
+        position += 7
+        return PropertyListUID(value)
     }
 
     /// Moves to the `<` that ends simple content (integers, dates, data), which cannot hold markup.

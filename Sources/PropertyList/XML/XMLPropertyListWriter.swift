@@ -104,11 +104,10 @@ struct XMLTextSink {
         case .bool(let flag):
             if flag { append("<true/>\n") } else { append("<false/>\n") }
         case .date(let date):
-            guard let text = XMLDateText.format(date.secondsSinceReferenceDate) else {
+            append("<date>")
+            guard XMLDateText.append(date.secondsSinceReferenceDate, to: &out) else {
                 throw PropertyListError(.unsupportedValue, "date \(date.secondsSinceReferenceDate) is not finite or is outside the years XML dates can express")
             }
-            append("<date>")
-            out.append(contentsOf: text.utf8)
             append("</date>\n")
         case .data(let bytes):
             append("<data>\n")
@@ -165,36 +164,15 @@ struct XMLTextSink {
     mutating func appendBase64Lines(_ bytes: [UInt8], depth: Int) {
         let tabs = min(depth, 8)
         let lineWidth = 76 - 8 * tabs
-        let alphabet = PropertyListBase64Text.alphabet
-        var column = 0
-        var index = 0
-        func emit(_ character: UInt8, _ out: inout [UInt8], _ column: inout Int) {
-            if column == 0 { for _ in 0..<tabs { out.append(0x09) } }
-            out.append(character)
-            column += 1
-            if column == lineWidth {
-                out.append(0x0A)
-                column = 0
-            }
+        let encoded = PropertyListBase64Text.encodeBytes(bytes)
+        var start = 0
+        while start < encoded.count {
+            let end = min(start + lineWidth, encoded.count)
+            out.append(contentsOf: repeatElement(0x09, count: tabs))
+            out.append(contentsOf: encoded[start..<end])
+            out.append(0x0A)
+            start = end
         }
-        while index + 3 <= bytes.count {
-            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            emit(alphabet[Int(chunk >> 18 & 63)], &out, &column)
-            emit(alphabet[Int(chunk >> 12 & 63)], &out, &column)
-            emit(alphabet[Int(chunk >> 6 & 63)], &out, &column)
-            emit(alphabet[Int(chunk & 63)], &out, &column)
-            index += 3
-        }
-        let rest = bytes.count - index
-        if rest > 0 {
-            let first = UInt32(bytes[index]) << 16
-            let chunk = rest == 2 ? first | UInt32(bytes[index + 1]) << 8 : first
-            emit(alphabet[Int(chunk >> 18 & 63)], &out, &column)
-            emit(alphabet[Int(chunk >> 12 & 63)], &out, &column)
-            emit(rest == 2 ? alphabet[Int(chunk >> 6 & 63)] : 0x3D, &out, &column)
-            emit(0x3D, &out, &column)
-        }
-        if column != 0 { out.append(0x0A) }
     }
 }
 
@@ -253,12 +231,13 @@ enum XMLNumberText {
             out.append(contentsOf: String(Int64(value)).utf8)
             return
         }
-        var buffer = [CChar](repeating: 0, count: 40)
-        let length = buffer.withUnsafeMutableBufferPointer { pointer in
-            withVaList([value]) { vsnprintf(pointer.baseAddress, 40, "%.17g", $0) }
-        }
-        for index in 0..<Int(max(0, min(length, 39))) {
-            out.append(UInt8(bitPattern: buffer[index]))
+        // %.17g is what Core Foundation prints; it is exact only through the C library.
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 40) { buffer in
+            guard let base = buffer.baseAddress else { return }
+            let length = Int(withVaList([value]) { vsnprintf(base, 40, "%.17g", $0) })
+            for index in 0..<max(0, min(length, 39)) {
+                out.append(UInt8(bitPattern: base[index]))
+            }
         }
     }
 }
@@ -270,26 +249,41 @@ enum XMLDateText {
     static let referenceDays: Int64 = 730_791
 
     static func format(_ seconds: Double) -> String? {
-        guard seconds.isFinite, abs(seconds) < 6.7e16 else { return nil }
+        var out: [UInt8] = []
+        guard append(seconds, to: &out) else { return nil }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the date text; false for a date that is not finite or beyond ±2 × 10^9 years.
+    static func append(_ seconds: Double, to out: inout [UInt8]) -> Bool {
+        guard seconds.isFinite, abs(seconds) < 6.7e16 else { return false }
         let whole = Int64(seconds.rounded(.down))
         let days = floorDivide(whole, 86_400)
         let secondOfDay = whole - days * 86_400
         let (year, month, day) = civil(fromDaysSinceReference: days)
-        var text = ""
-        if year < 0 {
-            let digits = String(-year)
-            text = "-" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits
-        } else {
-            let digits = String(year)
-            text = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        // %04d: at least four characters, the minus sign included.
+        let magnitude = year < 0 ? -year : year
+        var digits: [UInt8] = []
+        var rest = magnitude
+        repeat {
+            digits.append(UInt8(rest % 10) + 48)
+            rest /= 10
+        } while rest > 0
+        if year < 0 { out.append(UInt8(ascii: "-")) }
+        let width = year < 0 ? 3 : 4
+        if digits.count < width { out.append(contentsOf: repeatElement(48, count: width - digits.count)) }
+        out.append(contentsOf: digits.reversed())
+        func two(_ value: Int64, _ out: inout [UInt8]) {
+            out.append(UInt8(value / 10) + 48)
+            out.append(UInt8(value % 10) + 48)
         }
-        text += "-" + twoDigits(month) + "-" + twoDigits(day)
-        text += "T" + twoDigits(secondOfDay / 3600) + ":" + twoDigits(secondOfDay / 60 % 60) + ":" + twoDigits(secondOfDay % 60) + "Z"
-        return text
-    }
-
-    static func twoDigits(_ value: Int64) -> String {
-        value < 10 ? "0" + String(value) : String(value)
+        out.append(UInt8(ascii: "-")); two(month, &out)
+        out.append(UInt8(ascii: "-")); two(day, &out)
+        out.append(UInt8(ascii: "T")); two(secondOfDay / 3600, &out)
+        out.append(UInt8(ascii: ":")); two(secondOfDay / 60 % 60, &out)
+        out.append(UInt8(ascii: ":")); two(secondOfDay % 60, &out)
+        out.append(UInt8(ascii: "Z"))
+        return true
     }
 
     static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
