@@ -8,11 +8,7 @@ struct PlistCommand: ToolCommand {
     var path: String
 
     init(arguments: [String]) throws(UsageError) {
-        let parsed = try ParsedArguments(arguments, valued: [])
-        guard parsed.positionals.count == 1 else {
-            throw UsageError(message: "expected exactly one FILE (or - for standard input), got \(parsed.positionals.count)")
-        }
-        path = parsed.positionals[0]
+        path = try singleFileArgument(arguments)
     }
 
     func run() throws -> Int32 {

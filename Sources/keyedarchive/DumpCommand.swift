@@ -1,0 +1,55 @@
+import KeyedArchive
+
+/// `keyedarchive dump FILE` and `keyedarchive json FILE`: the object graph of any keyed
+/// archive, as an indented tree or as JSON (Docs/KeyedArchiveFormat.md). Shared objects are
+/// printed once and referred to afterwards, so output stays linear in the archive's size.
+struct DumpCommand: ToolCommand {
+    static let name = "dump"
+    static let synopsis = "dump FILE             print an archive's object graph as an indented tree"
+
+    var path: String
+
+    init(arguments: [String]) throws(UsageError) {
+        path = try singleFileArgument(arguments)
+    }
+
+    func run() throws -> Int32 {
+        let bytes = try readInput(path)
+        do {
+            writeStandardOutput(Array(try ArchiveDumper.dump(bytes).utf8))
+        } catch {
+            throw InputError(message: "\(path): \(error)")
+        }
+        return ExitStatus.success
+    }
+}
+
+struct JSONCommand: ToolCommand {
+    static let name = "json"
+    static let synopsis = "json FILE             print an archive's object graph as JSON"
+
+    var path: String
+
+    init(arguments: [String]) throws(UsageError) {
+        path = try singleFileArgument(arguments)
+    }
+
+    func run() throws -> Int32 {
+        let bytes = try readInput(path)
+        do {
+            writeStandardOutput(Array(try ArchiveJSONRenderer.render(bytes).utf8))
+        } catch {
+            throw InputError(message: "\(path): \(error)")
+        }
+        return ExitStatus.success
+    }
+}
+
+/// The one FILE (or "-") that most commands take.
+func singleFileArgument(_ arguments: [String]) throws(UsageError) -> String {
+    let parsed = try ParsedArguments(arguments, valued: [])
+    guard parsed.positionals.count == 1 else {
+        throw UsageError(message: "expected exactly one FILE (or - for standard input), got \(parsed.positionals.count)")
+    }
+    return parsed.positionals[0]
+}
