@@ -49,6 +49,19 @@ final class ArchiveDecodingSession {
         graph.objects[uid]
     }
 
+    /// The `$objects` index of a reference, checked: a reference can be built by hand and passed
+    /// to a public decode function, so it is never trusted to be in range.
+    func index(_ uid: PropertyListUID) throws(ArchiveError) -> Int {
+        guard uid.value < UInt64(graph.objects.count) else {
+            throw error(.invalidReference, "refers to object \(uid.value), but $objects has \(graph.objects.count) entries")
+        }
+        return Int(uid.value)
+    }
+
+    func index(_ reference: ArchiveReference) throws(ArchiveError) -> Int {
+        try index(reference.uid)
+    }
+
     /// A short description of what a UID holds, for "expected …, found …" messages.
     func describe(_ uid: Int) -> String {
         switch graph.objects[uid] {
@@ -80,7 +93,7 @@ final class ArchiveDecodingSession {
     /// name is checked against the registry for `T` before anything is created — and again on
     /// every later reference to the same object.
     func decodeModel<T>(_ type: T.Type, reference: ArchiveReference) throws(ArchiveError) -> T {
-        let uid = Int(reference.uid.value)
+        let uid = try index(reference)
         guard uid != 0 else {
             throw error(.valueNotFound, "expected \(T.self), found $null")
         }

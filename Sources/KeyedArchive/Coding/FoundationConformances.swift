@@ -19,7 +19,7 @@ extension String: ArchiveObjectCodable {
     }
 
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> String {
-        try ArchiveStringDecoding.decode(uid: Int(reference.uid.value), session: decoder.session)
+        try ArchiveStringDecoding.decode(uid: try decoder.session.index(reference), session: decoder.session)
     }
 }
 
@@ -33,8 +33,8 @@ enum ArchiveStringDecoding {
             switch value {
             case .string(let string): return string
             case .uid(let target):
-                if case .string(let string) = session.object(Int(target.value)) { return string }
-                throw session.error(.typeMismatch, "NS.string refers to \(session.describe(Int(target.value))), expected a string", uid: uid)
+                if case .string(let string) = session.object(try session.index(target)) { return string }
+                throw session.error(.typeMismatch, "NS.string refers to \(session.describe(try session.index(target))), expected a string", uid: uid)
             default:
                 throw session.error(.typeMismatch, "NS.string is a \(value.kindName), expected a string", uid: uid)
             }
@@ -57,7 +57,7 @@ extension Data: ArchiveObjectCodable {
     }
 
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Data {
-        Data(try DataBytes.decode(uid: Int(reference.uid.value), session: decoder.session))
+        Data(try DataBytes.decode(uid: try decoder.session.index(reference), session: decoder.session))
     }
 }
 
@@ -72,8 +72,8 @@ enum DataBytes {
             switch value {
             case .data(let bytes): return bytes
             case .uid(let target):
-                if case .data(let bytes) = session.object(Int(target.value)) { return bytes }
-                throw session.error(.typeMismatch, "\(key) refers to \(session.describe(Int(target.value))), expected data", uid: uid)
+                if case .data(let bytes) = session.object(try session.index(target)) { return bytes }
+                throw session.error(.typeMismatch, "\(key) refers to \(session.describe(try session.index(target))), expected data", uid: uid)
             default:
                 throw session.error(.typeMismatch, "\(key) is a \(value.kindName), expected data", uid: uid)
             }
@@ -94,7 +94,7 @@ extension Date: ArchiveObjectCodable {
 
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Date {
         let session = decoder.session
-        let uid = Int(reference.uid.value)
+        let uid = try decoder.session.index(reference)
         if case .date(let date) = session.object(uid) { return Date(timeIntervalSinceReferenceDate: date.secondsSinceReferenceDate) }
         guard let instance = try session.foundationInstance(uid, kind: .date, requested: "Date") else {
             throw session.error(.typeMismatch, "expected a date, found \(session.describe(uid))", uid: uid)
@@ -120,7 +120,7 @@ extension URL: ArchiveObjectCodable {
 
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> URL {
         let session = decoder.session
-        let uid = Int(reference.uid.value)
+        let uid = try decoder.session.index(reference)
         guard let instance = try session.foundationInstance(uid, kind: .url, requested: "URL") else {
             throw session.error(.typeMismatch, "expected a URL, found \(session.describe(uid))", uid: uid)
         }
@@ -152,7 +152,7 @@ extension UUID: ArchiveObjectCodable {
 
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> UUID {
         let session = decoder.session
-        let uid = Int(reference.uid.value)
+        let uid = try decoder.session.index(reference)
         guard let instance = try session.foundationInstance(uid, kind: .uuid, requested: "UUID") else {
             throw session.error(.typeMismatch, "expected a UUID, found \(session.describe(uid))", uid: uid)
         }
@@ -180,7 +180,7 @@ public struct ArchiveNull: ArchiveObjectCodable, Hashable, Sendable {
 
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> ArchiveNull {
         let session = decoder.session
-        let uid = Int(reference.uid.value)
+        let uid = try decoder.session.index(reference)
         guard try session.foundationInstance(uid, kind: .null, requested: "ArchiveNull") != nil else {
             throw session.error(.typeMismatch, "expected NSNull, found \(session.describe(uid))", uid: uid)
         }
@@ -241,7 +241,7 @@ extension Array: ArchiveObjectEncodable where Element: ArchiveObjectEncodable {
 
 extension Array: ArchiveObjectDecodable where Element: ArchiveObjectDecodable {
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> [Element] {
-        try ArchiveArrayDecoding.decodeElements(uid: Int(reference.uid.value), requested: "[\(Element.self)]", session: decoder.session) { (element: ArchiveReference) throws(ArchiveError) in
+        try ArchiveArrayDecoding.decodeElements(uid: try decoder.session.index(reference), requested: "[\(Element.self)]", session: decoder.session) { (element: ArchiveReference) throws(ArchiveError) in
             try decoder.decode(Element.self, reference: element)
         }
     }
@@ -260,7 +260,7 @@ extension Set: ArchiveObjectEncodable where Element: ArchiveObjectEncodable & Co
 
 extension Set: ArchiveObjectDecodable where Element: ArchiveObjectDecodable {
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Set<Element> {
-        let elements = try ArchiveArrayDecoding.decodeElements(uid: Int(reference.uid.value), requested: "Set<\(Element.self)>", kind: .set, session: decoder.session) { (element: ArchiveReference) throws(ArchiveError) in
+        let elements = try ArchiveArrayDecoding.decodeElements(uid: try decoder.session.index(reference), requested: "Set<\(Element.self)>", kind: .set, session: decoder.session) { (element: ArchiveReference) throws(ArchiveError) in
             try decoder.decode(Element.self, reference: element)
         }
         return Set(elements)
@@ -282,7 +282,7 @@ extension Dictionary: ArchiveObjectEncodable where Key: ArchiveObjectEncodable &
 extension Dictionary: ArchiveObjectDecodable where Key: ArchiveObjectDecodable, Value: ArchiveObjectDecodable {
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> [Key: Value] {
         let session = decoder.session
-        let uid = Int(reference.uid.value)
+        let uid = try decoder.session.index(reference)
         let requested = "[\(Key.self): \(Value.self)]"
         guard let instance = try session.foundationInstance(uid, kind: .dictionary, requested: requested) else {
             throw session.error(.typeMismatch, "expected an NSDictionary for \(requested), found \(session.describe(uid))", uid: uid)
@@ -326,7 +326,7 @@ enum ArchiveNumberDecoding {
     }
 
     static func integer<I: FixedWidthInteger>(_ type: I.Type, reference: ArchiveReference, session: ArchiveDecodingSession) throws(ArchiveError) -> I {
-        let uid = Int(reference.uid.value)
+        let uid = try session.index(reference)
         let value = try scalar(uid: uid, session: session, requested: "\(I.self)")
         guard case .integer(let integer) = value else {
             throw session.error(.typeMismatch, "expected an integer for \(I.self), found a \(value.kindName)", uid: uid)
@@ -337,7 +337,7 @@ enum ArchiveNumberDecoding {
     }
 
     static func double(reference: ArchiveReference, session: ArchiveDecodingSession) throws(ArchiveError) -> Double {
-        let uid = Int(reference.uid.value)
+        let uid = try session.index(reference)
         switch try scalar(uid: uid, session: session, requested: "Double") {
         case .real(let real): return real.doubleValue
         case .integer(let integer):
@@ -408,7 +408,7 @@ extension Double: ArchiveObjectCodable {
 extension Float: ArchiveObjectCodable {
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference { encoder.session.encodeNumber(.real(.float32(self))) }
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Float {
-        if case .real(.float32(let value)) = decoder.session.object(Int(reference.uid.value)) { return value }
+        if case .real(.float32(let value)) = decoder.session.object(try decoder.session.index(reference)) { return value }
         return Float(try ArchiveNumberDecoding.double(reference: reference, session: decoder.session))
     }
 }
@@ -416,7 +416,7 @@ extension Float: ArchiveObjectCodable {
 extension Bool: ArchiveObjectCodable {
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference { encoder.session.encodeNumber(.bool(self)) }
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Bool {
-        let uid = Int(reference.uid.value)
+        let uid = try decoder.session.index(reference)
         guard case .bool(let flag) = try ArchiveNumberDecoding.scalar(uid: uid, session: decoder.session, requested: "Bool") else {
             throw decoder.session.error(.typeMismatch, "expected a boolean, found \(decoder.session.describe(uid))", uid: uid)
         }

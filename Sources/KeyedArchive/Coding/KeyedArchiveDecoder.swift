@@ -62,7 +62,7 @@ public struct KeyedArchiveDecoder {
     private func scalar(forKey key: String) throws(ArchiveError) -> PropertyListValue? {
         guard let value = fields[ArchiveKeys.escape(key)] else { return nil }
         guard case .uid(let reference) = value else { return value }
-        let target = Int(reference.value)
+        let target = try session.index(reference)
         switch session.object(target) {
         case .null: return nil
         case .integer(let integer): return .integer(integer)
@@ -152,7 +152,7 @@ public struct KeyedArchiveDecoder {
         case .uid(let reference):
             if reference.value == 0 { return nil }
             return try session.withPath(.key(key)) { () throws(ArchiveError) in
-                try DataBytes.decode(uid: Int(reference.value), session: session)
+                try DataBytes.decode(uid: try session.index(reference), session: session)
             }
         default:
             throw error(.typeMismatch, "expected data, found a \(value.kindName)", key: key)
@@ -238,7 +238,7 @@ public struct KeyedArchiveDecoder {
             throw error(.valueNotFound, "expected an array of \(T.self), found \(fields[ArchiveKeys.escape(key)] == nil ? "no value" : "$null")", key: key)
         }
         return try session.withPath(.key(key)) { () throws(ArchiveError) in
-            try ArchiveArrayDecoding.decodeElements(uid: Int(reference.uid.value), requested: "[\(T.self)]", session: session) { (element: ArchiveReference) throws(ArchiveError) in
+            try ArchiveArrayDecoding.decodeElements(uid: try session.index(reference), requested: "[\(T.self)]", session: session) { (element: ArchiveReference) throws(ArchiveError) in
                 try session.decodeModel(type, reference: element)
             }
         }

@@ -113,7 +113,14 @@ public struct KeyedArchiveEncoder {
     public func reference<T: ArchiveObjectEncodable>(for value: T) throws(ArchiveError) -> ArchiveReference {
         try session.checkUsable(frame: frame)
         do {
-            return try value.archiveReference(in: self)
+            let reference = try value.archiveReference(in: self)
+            // A conformance may build its own reference; one that names no object would make a
+            // dangling UID in the file.
+            guard reference.uid.value < UInt64(session.table.entries.count) else {
+                session.failed = true
+                throw ArchiveError(.invalidReference, "\(T.self).archiveReference(in:) returned \(reference), which is not an object of this archive", keyPath: session.keyPath)
+            }
+            return reference
         } catch let failure as ArchiveError {
             session.failed = true
             throw failure
