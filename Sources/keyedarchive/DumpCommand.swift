@@ -14,13 +14,7 @@ struct DumpCommand: ToolCommand {
     }
 
     func run() throws -> Int32 {
-        let bytes = try readInput(path)
-        do {
-            writeStandardOutput(Array(try ArchiveDumper.dump(bytes).utf8))
-        } catch {
-            throw InputError(message: "\(path): \(error)")
-        }
-        return ExitStatus.success
+        try printRendering(of: path) { bytes throws(ArchiveError) in try ArchiveDumper.dump(bytes) }
     }
 }
 
@@ -35,14 +29,19 @@ struct JSONCommand: ToolCommand {
     }
 
     func run() throws -> Int32 {
-        let bytes = try readInput(path)
-        do {
-            writeStandardOutput(Array(try ArchiveJSONRenderer.render(bytes).utf8))
-        } catch {
-            throw InputError(message: "\(path): \(error)")
-        }
-        return ExitStatus.success
+        try printRendering(of: path) { bytes throws(ArchiveError) in try ArchiveJSONRenderer.render(bytes) }
     }
+}
+
+/// Reads FILE, renders it, prints the text; a fault becomes the one-line report.
+func printRendering(of path: String, _ render: ([UInt8]) throws(ArchiveError) -> String) throws(InputError) -> Int32 {
+    let bytes = try readInput(path)
+    do {
+        writeStandardOutput(Array(try render(bytes).utf8))
+    } catch {
+        throw InputError(message: "\(path): \(error)")
+    }
+    return ExitStatus.success
 }
 
 /// The one FILE (or "-") that most commands take.

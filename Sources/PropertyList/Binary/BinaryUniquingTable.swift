@@ -15,30 +15,33 @@ func mixHash(_ value: UInt64, _ seed: UInt64) -> UInt64 {
     return z ^ (z >> 31)
 }
 
+/// Hash of raw bytes, eight at a time.
+@inline(__always)
+func hashBytes(_ raw: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+    var hash = seed ^ UInt64(raw.count)
+    var index = 0
+    while index &+ 8 <= raw.count {
+        hash = mixHash(hash ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self), seed)
+        index &+= 8
+    }
+    var tail: UInt64 = 0
+    var shift: UInt64 = 0
+    while index < raw.count {
+        tail |= UInt64(raw[index]) << shift
+        shift &+= 8
+        index &+= 1
+    }
+    return mixHash(hash ^ tail, seed)
+}
+
 extension String: BinaryUniquingKey {
     @inline(__always)
     func uniquingHash(seed: UInt64) -> UInt64 {
-        let hashed: UInt64? = utf8.withContiguousStorageIfAvailable { buffer in
-            let raw = UnsafeRawBufferPointer(buffer)
-            var hash = seed ^ UInt64(raw.count)
-            var index = 0
-            while index &+ 8 <= raw.count {
-                hash = mixHash(hash ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self), seed)
-                index &+= 8
-            }
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while index < raw.count {
-                tail |= UInt64(raw[index]) << shift
-                shift &+= 8
-                index &+= 1
-            }
-            return mixHash(hash ^ tail, seed)
+        if let hashed = utf8.withContiguousStorageIfAvailable({ hashBytes(UnsafeRawBufferPointer($0), seed: seed) }) {
+            return hashed
         }
-        if let hashed { return hashed }
-        var hash = seed
-        for byte in utf8 { hash = mixHash(hash ^ UInt64(byte), seed) }
-        return hash
+        var copy = self
+        return copy.withUTF8 { hashBytes(UnsafeRawBufferPointer($0), seed: seed) }
     }
 
     @inline(__always)
@@ -125,22 +128,7 @@ extension PropertyListDate: BinaryUniquingKey {
 extension Array: BinaryUniquingKey where Element == UInt8 {
     @inline(__always)
     func uniquingHash(seed: UInt64) -> UInt64 {
-        withUnsafeBytes { raw in
-            var hash = seed ^ UInt64(raw.count)
-            var index = 0
-            while index &+ 8 <= raw.count {
-                hash = mixHash(hash ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self), seed)
-                index &+= 8
-            }
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while index < raw.count {
-                tail |= UInt64(raw[index]) << shift
-                shift &+= 8
-                index &+= 1
-            }
-            return mixHash(hash ^ tail, seed)
-        }
+        withUnsafeBytes { hashBytes($0, seed: seed) }
     }
 
     @inline(__always)
