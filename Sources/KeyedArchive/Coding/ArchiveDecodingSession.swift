@@ -97,8 +97,9 @@ final class ArchiveDecodingSession {
         guard uid != 0 else {
             throw error(.valueNotFound, "expected \(T.self), found $null")
         }
+        let archivedChain = graph.classDescriptor(of: PropertyListUID(UInt64(uid)))?.classes ?? []
         guard let family = registry.family(forRequested: T.self) else {
-            throw error(.typeNotRegistered, "\(T.self) is not registered in the archive registry", uid: uid)
+            throw error(.typeNotRegistered, "\(T.self) is not registered in the archive registry, so nothing is admitted for it", uid: uid, classChain: archivedChain)
         }
         guard case .instance(let instance) = graph.objects[uid],
               case .classDescriptor(let descriptor) = graph.objects[Int(instance.classUID.value)] else {

@@ -51,7 +51,14 @@ public struct ArchiveRegistry: Sendable {
 
     /// A registry with Foundation's value classes and no model types.
     public init() {
-        for kind in FoundationClass.allCases {
+        self.init(foundationClasses: Set(FoundationClass.allCases))
+    }
+
+    /// A registry that admits only the given Foundation classes (under their default names).
+    /// Plain strings, numbers and data in `$objects` are admitted wherever the requested Swift
+    /// type is `String`, a number or `Data`; the classes listed here are the object forms.
+    public init(foundationClasses: Set<FoundationClass>) {
+        for kind in FoundationClass.allCases where foundationClasses.contains(kind) {
             for name in kind.defaultNames { addAlias(name, for: kind) }
         }
     }
