@@ -12,7 +12,7 @@ struct RenderBuffer {
         bytes.append(byte)
     }
 
-    mutating func indent(_ depth: Int, width: Int = 2, cap: Int = 64) {
+    mutating func indent(_ depth: Int, width: Int = 2, cap: Int = 32) {
         // Capped so that a pathologically deep archive still prints in linear size.
         var remaining = min(depth, cap) * width
         while remaining > 0 {
