@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Keys in `CFStringCompare` order: UTF-16 code units compared ordinally, a proper prefix
+/// first. Core Foundation sorts XML dictionary keys this way, so the reader also uses it to
+/// recognise (cheaply) that a dictionary has no duplicate keys.
+enum XMLKeyOrder {
+    /// Whether `lhs` sorts strictly before `rhs`.
+    @inline(__always)
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        compare(lhs, rhs) < 0
+    }
+
+    /// Negative, zero or positive as `lhs` sorts before, equal to, or after `rhs`.
+    static func compare(_ lhs: String, _ rhs: String) -> Int {
+        let result = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                compare(left, right)
+            }
+        }
+        if let result, let result { return result }
+        let left = Array(lhs.utf8), right = Array(rhs.utf8)
+        return left.withUnsafeBufferPointer { l in right.withUnsafeBufferPointer { r in compare(l, r) } }
+    }
+
+    /// UTF-8 byte order is code-point order, which is UTF-16 order except between U+E000–U+FFFF
+    /// (lead bytes EE, EF) and characters above U+FFFF (lead F0–F4), whose surrogates sort
+    /// first in UTF-16. The first differing bytes are equal-length continuations of the same
+    /// lead (same order either way) or two lead bytes, so flipping just that case is exact.
+    static func compare(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Int {
+        let common = min(left.count, right.count)
+        var index = 0
+        if common > 0, let l = left.baseAddress, let r = right.baseAddress {
+            // Most keys differ early or are equal; memcmp finds out either way.
+            if memcmp(l, r, common) == 0 {
+                index = common
+            } else {
+                while l[index] == r[index] { index += 1 }
+            }
+        }
+        if index == common { return left.count - right.count }
+        let l = left[index]
+        let r = right[index]
+        if (l == 0xEE || l == 0xEF) && r >= 0xF0 { return 1 }
+        if (r == 0xEE || r == 0xEF) && l >= 0xF0 { return -1 }
+        return Int(l) - Int(r)
+    }
+
+    /// Whether every key is strictly greater than the one before: sorted and without duplicates.
+    static func isStrictlyIncreasing(_ entries: [PropertyListDictionary.Entry]) -> Bool {
+        var index = 1
+        while index < entries.count {
+            if compare(entries[index - 1].key, entries[index].key) >= 0 { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Positions of `entries` in key order; equal keys keep their relative order.
+    static func sortedPositions(_ entries: [PropertyListDictionary.Entry]) -> [Int] {
+        var positions = Array(entries.indices)
+        if entries.count <= 16 {
+            // Insertion sort: stable, and the fastest for the few keys most dictionaries have.
+            var index = 1
+            while index < positions.count {
+                let moving = positions[index]
+                var slot = index
+                while slot > 0 && compare(entries[positions[slot - 1]].key, entries[moving].key) > 0 {
+                    positions[slot] = positions[slot - 1]
+                    slot -= 1
+                }
+                positions[slot] = moving
+                index += 1
+            }
+            return positions
+        }
+        positions.sort { lhs, rhs in
+            let order = compare(entries[lhs].key, entries[rhs].key)
+            return order != 0 ? order < 0 : lhs < rhs
+        }
+        return positions
+    }
+
+    /// `entries` in key order (stable).
+    static func sorted(_ entries: [PropertyListDictionary.Entry]) -> [PropertyListDictionary.Entry] {
+        if isStrictlyIncreasing(entries) { return entries }
+        return sortedPositions(entries).map { entries[$0] }
+    }
+}

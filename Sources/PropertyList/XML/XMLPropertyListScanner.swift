@@ -1,0 +1,293 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The elements a property list can hold.
+enum XMLElementKind: UInt8 {
+    case plist, array, dict, key, string, data, date, real, integer, `true`, `false`
+
+    var name: StaticString {
+        switch self {
+        case .plist: return "plist"
+        case .array: return "array"
+        case .dict: return "dict"
+        case .key: return "key"
+        case .string: return "string"
+        case .data: return "data"
+        case .date: return "date"
+        case .real: return "real"
+        case .integer: return "integer"
+        case .true: return "true"
+        case .false: return "false"
+        }
+    }
+}
+
+/// A start tag: which element (nil for one a property list cannot hold), whether it closed
+/// itself (`<true/>`), and where it starts and its name lies, for messages.
+struct XMLStartTag {
+    var kind: XMLElementKind?
+    var isEmpty: Bool
+    var start: Int
+    var nameStart: Int
+    var nameEnd: Int
+}
+
+/// The byte-level half of the XML reader: markup, not values. It knows where tags, comments and
+/// processing instructions begin and end, exactly as Core Foundation's parser delimits them,
+/// and turns byte offsets into line and column for errors. The input is borrowed, never copied.
+struct XMLPropertyListScanner {
+    let bytes: UnsafePointer<UInt8>
+    let count: Int
+    var position: Int
+
+    init(bytes: UnsafePointer<UInt8>, count: Int, position: Int = 0) {
+        self.bytes = bytes
+        self.count = count
+        self.position = position
+    }
+
+    // MARK: Errors
+
+    /// 1-based line and byte column of `offset`. Lines end at LF, CR or CRLF, as Core
+    /// Foundation counts them. Computed only when an error is raised.
+    func location(of offset: Int) -> PropertyListError.Location {
+        let end = max(0, min(offset, count))
+        var line = 1
+        var lineStart = 0
+        var index = 0
+        while index < end {
+            let byte = bytes[index]
+            if byte == 0x0A || (byte == 0x0D && !(index + 1 < end && bytes[index + 1] == 0x0A)) {
+                line += 1
+                lineStart = index + 1
+            }
+            index += 1
+        }
+        return .line(line, column: end - lineStart + 1)
+    }
+
+    func error(_ code: PropertyListError.Code, _ message: String, at offset: Int? = nil) -> PropertyListError {
+        PropertyListError(code, message, at: location(of: offset ?? position))
+    }
+
+    /// Up to 40 bytes of the input, for messages.
+    func excerpt(_ range: Range<Int>) -> String {
+        let upper = min(range.upperBound, range.lowerBound + 40, count)
+        guard range.lowerBound < upper else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes + range.lowerBound, count: upper - range.lowerBound), as: UTF8.self)
+    }
+
+    // MARK: Primitives
+
+    @inline(__always)
+    func matches(_ text: StaticString, at offset: Int) -> Bool {
+        let length = text.utf8CodeUnitCount
+        guard offset >= 0, length <= count - offset else { return false }
+        return memcmp(bytes + offset, text.utf8Start, length) == 0
+    }
+
+    @inline(__always)
+    static func isMarkupWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+    }
+
+    /// Space, tab, LF and CR: the only white space allowed between elements.
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while position < count, Self.isMarkupWhitespace(bytes[position]) { position += 1 }
+    }
+
+    /// Moves past the `-->` that ends a comment whose text starts at `from`.
+    mutating func skipComment(from: Int, openedAt start: Int) throws(PropertyListError) {
+        // Core Foundation looks for the end only where three more bytes follow it.
+        var index = from
+        while index < count - 3 {
+            if bytes[index] == UInt8(ascii: "-"), bytes[index + 1] == UInt8(ascii: "-"), bytes[index + 2] == UInt8(ascii: ">") {
+                position = index + 3
+                return
+            }
+            index += 1
+        }
+        throw error(.truncated, "unterminated comment", at: start)
+    }
+
+    /// Moves past the `?>` that ends a processing instruction, searching from `from`.
+    mutating func skipProcessingInstruction(from: Int, openedAt start: Int) throws(PropertyListError) {
+        var index = from
+        while index < count - 2 {
+            if bytes[index] == UInt8(ascii: "?"), bytes[index + 1] == UInt8(ascii: ">") {
+                position = index + 2
+                return
+            }
+            index += 1
+        }
+        throw error(.truncated, "unterminated processing instruction", at: start)
+    }
+
+    // MARK: Prolog
+
+    /// Skips what may precede the root element: white space, comments, processing
+    /// instructions (the XML declaration among them) and DOCTYPEs. Leaves the cursor on the
+    /// root element's `<`. Returns whether a DOCTYPE named the legacy `Apple Computer` DTD.
+    mutating func skipProlog() throws(PropertyListError) -> Bool {
+        var legacyDoctype = false
+        while true {
+            skipWhitespace()
+            guard position + 1 < count else { throw error(.truncated, "no root element") }
+            guard bytes[position] == UInt8(ascii: "<") else {
+                throw error(.xmlSyntax, "text before the root element: '\(excerpt(position..<count))'")
+            }
+            let start = position
+            switch bytes[position + 1] {
+            case UInt8(ascii: "!"):
+                if position + 3 < count, bytes[position + 2] == UInt8(ascii: "-"), bytes[position + 3] == UInt8(ascii: "-") {
+                    // Before the root, Core Foundation resumes one byte past "<!--".
+                    try skipComment(from: start + 5, openedAt: start)
+                } else {
+                    if try skipDoctype() { legacyDoctype = true }
+                }
+            case UInt8(ascii: "?"):
+                try skipProcessingInstruction(from: start + 2, openedAt: start)
+            default:
+                return legacyDoctype
+            }
+        }
+    }
+
+    /// Skips `<!DOCTYPE …>`; an internal subset (`[`) or any other `<!` declaration is an error.
+    private mutating func skipDoctype() throws(PropertyListError) -> Bool {
+        let start = position
+        guard matches("DOCTYPE", at: start + 2) else {
+            throw error(.xmlSyntax, "markup declaration '\(excerpt(start..<count))' is not a DOCTYPE", at: start)
+        }
+        position = start + 9
+        while position < count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "[") {
+                throw error(.xmlSyntax, "DOCTYPE with an internal subset is not supported", at: position)
+            }
+            if byte == UInt8(ascii: ">") {
+                position += 1
+                return memmemFound("-//Apple Computer//", in: start..<position)
+            }
+            position += 1
+        }
+        throw error(.truncated, "unterminated DOCTYPE", at: start)
+    }
+
+    private func memmemFound(_ needle: StaticString, in range: Range<Int>) -> Bool {
+        let length = needle.utf8CodeUnitCount
+        var index = range.lowerBound
+        while index + length <= range.upperBound {
+            if memcmp(bytes + index, needle.utf8Start, length) == 0 { return true }
+            index += 1
+        }
+        return false
+    }
+
+    // MARK: Content
+
+    enum ContentItem {
+        /// The cursor is on the `<` of a start tag.
+        case element
+        /// The cursor is on the `</` of an end tag.
+        case endTag
+    }
+
+    /// Moves to the next element or end tag inside a container, skipping white space, comments
+    /// and processing instructions. Any other text is an error.
+    @inline(__always)
+    mutating func nextContentItem() throws(PropertyListError) -> ContentItem {
+        while true {
+            skipWhitespace()
+            guard position + 1 < count else { throw error(.truncated, "the input ends inside an element") }
+            guard bytes[position] == UInt8(ascii: "<") else {
+                throw error(.xmlSyntax, "text between elements: '\(excerpt(position..<count))'")
+            }
+            switch bytes[position + 1] {
+            case UInt8(ascii: "/"):
+                return .endTag
+            case UInt8(ascii: "!"):
+                let start = position
+                guard position + 3 < count else { throw error(.truncated, "the input ends inside markup") }
+                guard bytes[position + 2] == UInt8(ascii: "-"), bytes[position + 3] == UInt8(ascii: "-") else {
+                    throw error(.xmlSyntax, "markup declaration '\(excerpt(start..<count))' inside an element")
+                }
+                try skipComment(from: start + 4, openedAt: start)
+            case UInt8(ascii: "?"):
+                // Core Foundation starts looking for "?>" at the "?" itself here.
+                try skipProcessingInstruction(from: position + 1, openedAt: position)
+            default:
+                return .element
+            }
+        }
+    }
+
+    /// Reads a start tag at the cursor. The name ends at the first white space or at `>`;
+    /// what follows it up to the first `>` (attributes) is ignored; the tag is empty when `/`
+    /// comes right before that `>`.
+    @inline(__always)
+    mutating func readStartTag() throws(PropertyListError) -> XMLStartTag {
+        let start = position
+        let nameStart = start + 1
+        var index = nameStart
+        var nameEnd = -1
+        while index < count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ">") { break }
+            if nameEnd < 0, Self.isMarkupWhitespace(byte) { nameEnd = index }
+            index += 1
+        }
+        guard index < count else { throw error(.truncated, "unterminated tag", at: start) }
+        let isEmpty = bytes[index - 1] == UInt8(ascii: "/")
+        if nameEnd < 0 { nameEnd = isEmpty ? index - 1 : index }
+        position = index + 1
+        guard nameEnd > nameStart else { throw error(.xmlSyntax, "malformed tag", at: start) }
+        return XMLStartTag(kind: elementKind(nameStart, nameEnd - nameStart), isEmpty: isEmpty, start: start, nameStart: nameStart, nameEnd: nameEnd)
+    }
+
+    @inline(__always)
+    private func elementKind(_ start: Int, _ length: Int) -> XMLElementKind? {
+        let name = bytes + start
+        @inline(__always) func equals(_ text: StaticString) -> Bool {
+            memcmp(name, text.utf8Start, length) == 0
+        }
+        switch (length, name[0]) {
+        case (3, UInt8(ascii: "k")): return equals("key") ? .key : nil
+        case (6, UInt8(ascii: "s")): return equals("string") ? .string : nil
+        case (4, UInt8(ascii: "d")):
+            if equals("dict") { return .dict }
+            if equals("data") { return .data }
+            return equals("date") ? .date : nil
+        case (7, UInt8(ascii: "i")): return equals("integer") ? .integer : nil
+        case (4, UInt8(ascii: "r")): return equals("real") ? .real : nil
+        case (5, UInt8(ascii: "a")): return equals("array") ? .array : nil
+        case (4, UInt8(ascii: "t")): return equals("true") ? .true : nil
+        case (5, UInt8(ascii: "f")): return equals("false") ? .false : nil
+        case (5, UInt8(ascii: "p")): return equals("plist") ? .plist : nil
+        default: return nil
+        }
+    }
+
+    /// Reads `</name>` at the cursor; white space may come before the `>`.
+    @inline(__always)
+    mutating func readEndTag(_ kind: XMLElementKind) throws(PropertyListError) {
+        let start = position
+        let name = kind.name
+        let length = name.utf8CodeUnitCount
+        guard count - position >= length + 3 else { throw error(.truncated, "the input ends before </\(name)>") }
+        guard bytes[position] == UInt8(ascii: "<"), bytes[position + 1] == UInt8(ascii: "/"), memcmp(bytes + position + 2, name.utf8Start, length) == 0 else {
+            throw error(.xmlSyntax, "expected </\(name)>, found '\(excerpt(start..<count))'")
+        }
+        position += 2 + length
+        skipWhitespace()
+        guard position < count else { throw error(.truncated, "the input ends before </\(name)> is closed") }
+        guard bytes[position] == UInt8(ascii: ">") else { throw error(.xmlSyntax, "expected </\(name)>", at: start) }
+        position += 1
+    }
+}

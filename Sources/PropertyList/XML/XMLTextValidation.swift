@@ -1,0 +1,49 @@
+/// Strict UTF-8, as Core Foundation's string creation wants it: no overlong forms, no encoded
+/// surrogates, nothing above U+10FFFF, no stray continuation bytes.
+enum XMLTextValidation {
+    /// The string, or nil if the bytes are not valid UTF-8. Validates once.
+    @inline(__always)
+    static func string(validating utf8: UnsafeBufferPointer<UInt8>) -> String? {
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            return String(validating: utf8, as: UTF8.self)
+        }
+        guard isValid(utf8) else { return nil }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    static func isValid(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        firstInvalidOffset(utf8) == utf8.count
+    }
+
+    /// Offset of the first byte that does not start a valid sequence, or `utf8.count`.
+    static func firstInvalidOffset(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        var index = 0
+        let count = utf8.count
+        while index < count {
+            let lead = utf8[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            let length: Int
+            var minimum: UInt32
+            var scalar: UInt32
+            switch lead {
+            case 0xC2...0xDF: length = 2; minimum = 0x80; scalar = UInt32(lead & 0x1F)
+            case 0xE0...0xEF: length = 3; minimum = 0x800; scalar = UInt32(lead & 0x0F)
+            case 0xF0...0xF4: length = 4; minimum = 0x10000; scalar = UInt32(lead & 0x07)
+            default: return index
+            }
+            guard count - index >= length else { return index }
+            for offset in 1..<length {
+                let continuation = utf8[index + offset]
+                guard continuation & 0xC0 == 0x80 else { return index }
+                scalar = scalar << 6 | UInt32(continuation & 0x3F)
+            }
+            guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else { return index }
+            minimum = 0
+            index += length
+        }
+        return count
+    }
+}
