@@ -81,7 +81,10 @@ extension XMLPropertyListParser {
         let start = scanner.position
         let next = start + 1
         let remaining = scanner.count - next
-        guard remaining >= 1 else { throw scanner.error(.truncated, "the input ends inside an entity", at: start) }
+        // A reference the input cuts off before its ";" is truncated, not malformed.
+        var probe = next
+        while probe < scanner.count, probe - next < 12, bytes[probe] != UInt8(ascii: ";"), bytes[probe] != UInt8(ascii: "<") { probe += 1 }
+        guard probe < scanner.count else { throw scanner.error(.truncated, "the input ends inside an entity", at: start) }
         func unknown() -> PropertyListError {
             scanner.error(.invalidEntity, "unknown entity '\(scanner.excerpt(start..<min(scanner.count, start + 10)))' (only &lt; &gt; &amp; &apos; &quot; and &#…; are defined)", at: start)
         }
@@ -278,44 +281,47 @@ extension XMLPropertyListParser {
     /// wrapping, as Core Foundation does), two digits for every other field, no white space.
     mutating func readDate() throws(PropertyListError) -> Double {
         let bytes = scanner.bytes
-        let count = scanner.count
         let start = scanner.position
+        // The fields cannot contain "<", so the text ends at the next one; a file cut before
+        // it is truncated whatever the fields say.
+        let end = XMLTextScanning.first(UInt8(ascii: "<"), in: bytes, count: scanner.count, from: start)
+        guard end < scanner.count else { throw scanner.error(.truncated, "the input ends inside <date>", at: start) }
         var index = start
         func malformed() -> PropertyListError {
-            scanner.error(.invalidDate, "<date> text is not YYYY-MM-DDTHH:MM:SSZ", at: start)
+            scanner.error(.invalidDate, "<date> text '\(scanner.excerpt(start..<end))' is not YYYY-MM-DDTHH:MM:SSZ", at: start)
         }
         var negative = false
-        if index < count, bytes[index] == UInt8(ascii: "-") {
+        if index < end, bytes[index] == UInt8(ascii: "-") {
             negative = true
             index += 1
         }
         var year: Int32 = 0
-        while index < count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+        while index < end, bytes[index] >= 0x30, bytes[index] <= 0x39 {
             let digit = Int32(bytes[index] - 0x30)
             year = year.multipliedReportingOverflow(by: 10).partialValue.addingReportingOverflow(digit).partialValue
             index += 1
         }
         if negative { year = Int32(0).subtractingReportingOverflow(year).partialValue }
         func separator(_ expected: UInt8) -> Bool {
-            guard index < count, bytes[index] == expected else { return false }
+            guard index < end, bytes[index] == expected else { return false }
             index += 1
             return true
         }
         func twoDigits() -> Int? {
-            // Core Foundation wants a byte after the two digits before it reads them.
-            guard index + 2 < count else { return nil }
+            guard end - index >= 2 else { return nil }
             let first = bytes[index], second = bytes[index + 1]
             index += 2
             guard first >= 0x30, first <= 0x39, second >= 0x30, second <= 0x39 else { return nil }
             return Int(first - 0x30) * 10 + Int(second - 0x30)
         }
+        // Core Foundation also refuses anything between the Z and the end tag.
         guard separator(UInt8(ascii: "-")),
               let month = twoDigits(), separator(UInt8(ascii: "-")),
               let day = twoDigits(), separator(UInt8(ascii: "T")),
               let hour = twoDigits(), separator(UInt8(ascii: ":")),
               let minute = twoDigits(), separator(UInt8(ascii: ":")),
-              let second = twoDigits(), separator(UInt8(ascii: "Z")) else { throw malformed() }
-        scanner.position = index
+              let second = twoDigits(), separator(UInt8(ascii: "Z")), index == end else { throw malformed() }
+        scanner.position = end
         try scanner.readEndTag(.date)
         return PropertyListCalendar.absoluteTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
@@ -325,12 +331,14 @@ extension XMLPropertyListParser {
         let start = scanner.position
         let end = XMLTextScanning.first(UInt8(ascii: "<"), in: scanner.bytes, count: scanner.count, from: start)
         guard end < scanner.count else { throw scanner.error(.truncated, "the input ends inside <data>", at: start) }
-        guard (end - start) / 4 * 3 <= options.maximumValueLength else {
-            throw scanner.error(.sizeLimitExceeded, "data longer than the limit of \(options.maximumValueLength) bytes", at: start)
-        }
         var decoded: [UInt8] = []
         guard PropertyListBase64.decodeLenient(UnsafeBufferPointer(start: scanner.bytes + start, count: end - start), into: &decoded) else {
             throw scanner.error(.xmlSyntax, "<data> holds a byte outside ASCII", at: start)
+        }
+        // The limit is on the bytes decoded, as in binary files; the text (proportional to the
+        // input, which is already in memory) may be longer by any amount of white space.
+        guard decoded.count <= options.maximumValueLength else {
+            throw scanner.error(.sizeLimitExceeded, "data longer than the limit of \(options.maximumValueLength) bytes", at: start)
         }
         scanner.position = end
         try scanner.readEndTag(.data)

@@ -91,6 +91,12 @@ struct XMLPropertyListScanner {
         return memcmp(bytes + offset, text.utf8Start, length) == 0
     }
 
+    /// Whether the `length` bytes at `offset` are the first `length` bytes of `text`.
+    func matches(prefix text: StaticString, length: Int, at offset: Int) -> Bool {
+        guard length >= 0, length <= text.utf8CodeUnitCount, offset >= 0, length <= count - offset else { return false }
+        return memcmp(bytes + offset, text.utf8Start, length) == 0
+    }
+
     @inline(__always)
     static func isMarkupWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
@@ -162,6 +168,11 @@ struct XMLPropertyListScanner {
     /// Skips `<!DOCTYPE …>`; an internal subset (`[`) or any other `<!` declaration is an error.
     private mutating func skipDoctype() throws(PropertyListError) -> Bool {
         let start = position
+        // A file cut inside "<!--" or "<!DOCTYPE" is truncated, not malformed.
+        let available = count - (start + 2)
+        if available < 7, matches(prefix: "DOCTYPE", length: available, at: start + 2) || (available < 2 && matches(prefix: "--", length: available, at: start + 2)) {
+            throw error(.truncated, "the input ends inside a markup declaration", at: start)
+        }
         guard matches("DOCTYPE", at: start + 2) else {
             throw error(.xmlSyntax, "markup declaration '\(excerpt(start..<count))' is not a DOCTYPE", at: start)
         }
