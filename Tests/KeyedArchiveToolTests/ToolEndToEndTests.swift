@@ -35,18 +35,10 @@ import Testing
         try process.run()
         if let input { stdin.fileHandleForWriting.write(input) }
         try stdin.fileHandleForWriting.close()
-        // Read both pipes before waiting so a large output cannot block the child.
-        var outputData = Data()
-        var errorData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errorData = error.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        outputData = output.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
+        // The tool writes at most one line to standard error, so reading it last cannot block.
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
         return Run(status: process.terminationStatus, output: outputData, error: String(decoding: errorData, as: UTF8.self))
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PropertyList
 
@@ -66,5 +67,17 @@ import Testing
         #expect(try BinaryPropertyListWriter.matching(sharedDocument).write(sharedDocument) == sharedBytes)
         // The default writer appends the second `true` again, as Core Foundation does.
         #expect(try BinaryPropertyListReader.read(try BinaryPropertyListWriter().write(value)).objects.count == 30_004)
+    }
+}
+
+@Suite struct BinaryAliasingTests {
+    /// Objects whose bytes overlap (an offset table aliasing one region many times) cannot
+    /// multiply the decoded size: decoded contents never exceed the file's size.
+    @Test func overlappingUnreachableArraysAreRejectedByTheTableReader() throws {
+        let url = AppleFixtureCorpus.fixturesRoot.appendingPathComponent("hostile/plist/overlapping-array-objects.bplist")
+        let bytes = [UInt8](try Data(contentsOf: url))
+        #expect { try BinaryPropertyListReader.read(bytes) } throws: { ($0 as? PropertyListError)?.code == .sizeLimitExceeded }
+        // Only `[true]` is reachable: the value reader decodes just that.
+        #expect(try BinaryPropertyListReader.readValue(bytes) == [true])
     }
 }

@@ -38,7 +38,7 @@ extension BinaryPropertyListParser {
     }
 
     /// Marker, count and payload start of a container object, with its span checked.
-    private func containerHeader(node: Int, offset: Int) throws(PropertyListError) -> Frame {
+    private mutating func containerHeader(node: Int, offset: Int) throws(PropertyListError) -> Frame {
         let marker = bytes[offset]
         let (count, payload) = try readContainerCount(marker: marker, at: offset)
         guard count <= options.maximumCollectionCount else {
@@ -50,6 +50,7 @@ extension BinaryPropertyListParser {
         guard !overflow, span <= offsetTableStart &- payload else {
             throw error(.invalidLength, "object \(node): collection of \(count) items runs past the object region", at: offset)
         }
+        try countPayload(span, at: offset)
         return Frame(node: node, offset: offset, marker: marker, count: count, payload: payload, next: 0, childCount: children)
     }
 
@@ -106,6 +107,8 @@ extension BinaryPropertyListParser {
                 if frame.marker >> 4 == 0xD && frame.next < frame.count {
                     let high = childMarker >> 4
                     guard high == 0x5 || high == 0x6 else {
+                        // A marker that is no object at all is reported as such, as read() does.
+                        _ = try scalarValueIfNotContainer(node: child, offset: childOffset)
                         throw error(.nonStringKey, "object \(frame.node): dictionary key (object \(child)) is not a string", at: position)
                     }
                 }
@@ -173,10 +176,18 @@ extension BinaryPropertyListParser {
         return values[topObject]
     }
 
+    /// Parses a non-container object only to surface its own fault (an invalid marker) before
+    /// a caller reports a higher-level one.
+    private mutating func scalarValueIfNotContainer(node: Int, offset: Int) throws(PropertyListError) -> PropertyListValue? {
+        let high = bytes[offset] >> 4
+        if high == 0xA || high == 0xC || high == 0xD { return nil }
+        return try scalarValue(node: node, offset: offset)
+    }
+
     /// A non-container object as a value. Strings and integers, the bulk of an archive, are
     /// decoded here directly; the rarer types go through the general object parser.
     @inline(__always)
-    private func scalarValue(node: Int, offset: Int) throws(PropertyListError) -> PropertyListValue {
+    private mutating func scalarValue(node: Int, offset: Int) throws(PropertyListError) -> PropertyListValue {
         let marker = bytes[offset]
         switch marker >> 4 {
         case 0x5 where marker & 0x0F != 0x0F:
@@ -188,6 +199,7 @@ extension BinaryPropertyListParser {
             guard count <= offsetTableStart &- payload else {
                 throw error(.invalidLength, "object \(node): ASCII string runs past the object region", at: offset)
             }
+            try countPayload(count, at: offset)
             let slice = UnsafeRawBufferPointer(rebasing: bytes[payload..<(payload &+ count)])
             guard BinaryText.isASCII(slice) else {
                 throw error(.invalidText, "object \(node): ASCII string holds a byte above 0x7F", at: payload)

@@ -40,6 +40,11 @@ struct BinaryPropertyListParser {
     let options: PropertyListReadingOptions
     var objectRefSize = 0
     var objectCount = 0
+    /// Payload bytes (string and data contents, container references) of every object decoded
+    /// so far. Objects Core Foundation writes never overlap, so this can never exceed the file
+    /// size; an offset table that points many objects at the same bytes ("aliasing") would
+    /// otherwise turn a small file into an enormous decoded one.
+    var decodedPayloadBytes = 0
     var offsetTableStart = 0
     var offsetIntSize = 1
 
@@ -171,15 +176,26 @@ struct BinaryPropertyListParser {
 
     /// Checks that `count` items of `width` bytes fit between `payload` and the offset table.
     @inline(__always)
-    private func checkSpan(count: Int, width: Int, payload: Int, objectOffset: Int, what: String) throws(PropertyListError) -> Int {
+    private mutating func checkSpan(count: Int, width: Int, payload: Int, objectOffset: Int, what: String) throws(PropertyListError) -> Int {
         let (span, overflow) = count.multipliedReportingOverflow(by: width)
         guard !overflow, span <= offsetTableStart &- payload else {
             throw fail(.invalidLength, "\(what) of \(count) items runs past the object region", at: objectOffset)
         }
+        try countPayload(span, at: objectOffset)
         return span
     }
 
-    private func readReferences(count: Int, at payload: Int, objectOffset: Int) throws(PropertyListError) -> [Int] {
+    /// Adds decoded payload bytes, failing once they exceed what the file can hold without
+    /// objects sharing bytes.
+    @inline(__always)
+    mutating func countPayload(_ span: Int, at objectOffset: Int) throws(PropertyListError) {
+        decodedPayloadBytes &+= span
+        guard decodedPayloadBytes <= bytes.count else {
+            throw fail(.sizeLimitExceeded, "objects overlap: decoding would produce more than the file's \(bytes.count) bytes of contents (aliased or overlapping offsets)", at: objectOffset)
+        }
+    }
+
+    private mutating func readReferences(count: Int, at payload: Int, objectOffset: Int) throws(PropertyListError) -> [Int] {
         guard count <= options.maximumCollectionCount else {
             throw fail(.sizeLimitExceeded, "collection of \(count) elements exceeds the limit of \(options.maximumCollectionCount)", at: objectOffset)
         }
@@ -199,7 +215,7 @@ struct BinaryPropertyListParser {
         return references
     }
 
-    func parseObject(at offset: Int, index: Int) throws(PropertyListError) -> BinaryPropertyListDocument.Object {
+    mutating func parseObject(at offset: Int, index: Int) throws(PropertyListError) -> BinaryPropertyListDocument.Object {
         let marker = bytes[offset]
         let available = offsetTableStart &- offset &- 1
         switch marker >> 4 {
