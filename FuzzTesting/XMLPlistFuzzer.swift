@@ -1,23 +1,41 @@
-// libFuzzer target: the XML plist reader, then rewrite and re-read.
+// libFuzzer target: the XML plist reader, then everything a caller may do with what it
+// returns. Built by FuzzTesting/run.sh with FuzzSupport.swift and the PropertyList sources.
+//
+// For every input:
+//   - the reader fails with an error located by line and column, or succeeds; the codec agrees
+//     with it whenever it recognises the input as XML;
+// and for every input it accepts:
+//   - the XML writer (same DOCTYPE) writes bytes that read back as the value (up to what XML
+//     cannot keep, FuzzXMLImage) and writing those again gives the same bytes;
+//   - value → binary → value is exact (binary holds everything XML can);
+//   - the JSON renderer writes strict JSON.
+// Any crash, sanitizer report, leak, timeout, out-of-memory or failed check is a finding
+// (Docs/Fuzzing.md; inputs kept in Fixtures/fuzz-findings/).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func xmlPlistFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
-    guard let document = try? XMLPropertyListReader.read(bytes) else { return 0 }
-    _ = try? PropertyListJSONRenderer.render(document.value)
-    if let written = try? XMLPropertyListWriter(doctype: document.doctype).write(document.value) {
-        guard let again = try? XMLPropertyListReader.read(written) else {
-            fatalError("our own XML output does not read back")
-        }
-        // Writing what we read back gives the same bytes: XML output is canonical.
-        guard let rewritten = try? XMLPropertyListWriter(doctype: again.doctype).write(again.value), rewritten == written else {
-            fatalError("XML rewrite is not stable")
-        }
-    }
-    if let binary = try? BinaryPropertyListWriter().write(document.value) {
-        guard let back = try? BinaryPropertyListReader.readValue(binary), back == document.value else {
-            fatalError("binary rewrite of an XML value changed it")
+    let options = FuzzOptions.reading
+
+    let result = Result { () throws(PropertyListError) in try XMLPropertyListReader.read(bytes, options: options) }
+    if PropertyListCodec.detectFormat(bytes) == .xml {
+        let decoded = Result { () throws(PropertyListError) in try PropertyListCodec.decode(bytes, options: options) }
+        switch (decoded, result) {
+        case (.success(let a), .success(let b)) where a == b.value: break
+        case (.failure(let a), .failure(let b)) where a == b: break
+        default: fuzzFinding("PropertyListCodec.decode and XMLPropertyListReader.read disagree: \(decoded) vs \(result)")
         }
     }
+    let document: XMLPropertyListDocument
+    switch result {
+    case .failure(let error):
+        FuzzChecks.checkLocation(error, binary: false, inputCount: size, "XMLPropertyListReader.read")
+        return 0
+    case .success(let read):
+        document = read
+    }
+    _ = FuzzChecks.checkXMLRoundTrip(document.value, doctype: document.doctype, "XML input")
+    FuzzChecks.checkBinaryValueRoundTrip(document.value, "XML input")
+    FuzzChecks.checkJSON(document.value)
     return 0
 }

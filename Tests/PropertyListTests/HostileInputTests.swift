@@ -549,4 +549,46 @@ enum HostileXMLExpressible {
         #expect(HostileOutcome.of { try BinaryPropertyListReader.readValue(minimized) } == .value(.data([0x78])))
         #expect(HostileOutcome.of { try PropertyListCodec.decode(minimized) } == .value(.data([0x78])))
     }
+
+    /// Binary-target finding F2: a 16-byte integer beyond −2^63…2^64−1 (which bplist00 can hold)
+    /// was written to XML as its full decimal, which no XML plist reader — ours or Core
+    /// Foundation's — reads back: `convert --to xml` produced an unreadable file. XML cannot hold
+    /// it, so the writer must refuse it as it refuses a set. The fuzzer's input (minimized by
+    /// libFuzzer to 298 bytes, an archive whose `$class` became such an integer) and a 58-byte
+    /// hand-made file.
+    @Test func xmlWriterRefusesIntegersBeyond64Bits() throws {
+        let handMade = try Self.bytes("xml-writer-128bit-integer.bplist")
+        #expect(HostileOutcome.of { try BinaryPropertyListReader.readValue(handMade) }
+            == .value(.integer(PropertyListInteger(high: 1, low: 0, isStoredAs128Bit: true))))
+        for name in ["xml-writer-128bit-integer.bplist", "xml-writer-128bit-integer.fuzz.bplist"] {
+            let bytes = try Self.bytes(name)
+            let document = try BinaryPropertyListReader.read(bytes)
+            let value = try document.value()
+            let written = Result { () throws(PropertyListError) in try XMLPropertyListWriter().write(value) }
+            #expect(written.failureCode == PropertyListError.Code.unsupportedValue.rawValue, "\(name): XML writer gave \(written.outcomeDescription)")
+            let converted = Result { () throws(PropertyListError) in try PropertyListCodec.convert(.binary(document), to: .xml) }
+            #expect(converted.failureCode == PropertyListError.Code.unsupportedValue.rawValue, "\(name): convert gave \(converted.outcomeDescription)")
+        }
+        // The ends of the range XML holds still write and read back, as 64-bit integers.
+        for integer in [PropertyListInteger(UInt64.max), PropertyListInteger(Int64.min), PropertyListInteger(high: 0, low: 5, isStoredAs128Bit: true),
+                        PropertyListInteger(high: -1, low: UInt64(bitPattern: -5), isStoredAs128Bit: true)] {
+            let xml = try XMLPropertyListWriter().write(.integer(integer))
+            let back = try XMLPropertyListReader.read(xml).value.integerValue
+            #expect(back?.high == integer.high && back?.low == integer.low, "\(integer)")
+        }
+    }
+}
+
+extension Result where Failure == PropertyListError {
+    var failureCode: String? {
+        if case .failure(let error) = self { return error.code.rawValue }
+        return nil
+    }
+
+    var outcomeDescription: String {
+        switch self {
+        case .success: return "success"
+        case .failure(let error): return error.description
+        }
+    }
 }

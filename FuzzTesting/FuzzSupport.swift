@@ -1,0 +1,378 @@
+// Shared checks for the libFuzzer targets. Compiled into every target together with the
+// PropertyList sources (one module, see FuzzTesting/run.sh), so it may use internal API — it
+// deliberately uses only public API plus its own reference implementations, so that it checks
+// the library rather than mirroring it.
+
+/// Every call is a finding: libFuzzer reports the crash and keeps the input.
+func fuzzFinding(_ message: @autoclosure () -> String) -> Never {
+    fatalError("FUZZ FINDING: \(message())")
+}
+
+/// Reading options for fuzzing: the defaults, except a smaller expansion budget so that a
+/// legitimately shared structure cannot make one input render millions of values (the budget
+/// itself is what the corpus and tests check at its default).
+enum FuzzOptions {
+    static let reading: PropertyListReadingOptions = {
+        var options = PropertyListReadingOptions()
+        options.maximumExpandedValueCount = 1 << 18
+        return options
+    }()
+}
+
+enum FuzzChecks {
+    /// A reader's error must carry the location its format promises.
+    static func checkLocation(_ error: PropertyListError, binary: Bool, inputCount: Int, _ what: String) {
+        switch error.location {
+        case .byteOffset(let offset):
+            guard binary, offset >= 0, offset <= inputCount else { fuzzFinding("\(what): \(error) has a bad byte offset for a \(inputCount)-byte input") }
+        case .line(let line, let column):
+            guard !binary, line >= 1, column >= 1 else { fuzzFinding("\(what): \(error) has a bad line location") }
+        case .none:
+            fuzzFinding("\(what): \(error) names no location")
+        }
+    }
+
+    /// The JSON renderer's output is one strict RFC 8259 value, and rendering is deterministic.
+    static func checkJSON(_ value: PropertyListValue) {
+        let rendered: [UInt8]
+        do {
+            rendered = try PropertyListJSONRenderer.render(value)
+        } catch {
+            // Only nesting beyond the renderer's depth limit, and sets (which the JSON contract,
+            // Docs/PlistJSON.md, does not cover), may refuse a value the reader accepted.
+            guard error.code == .depthLimitExceeded || (error.code == .unsupportedValue && FuzzXMLImage.containsSet(value)) else {
+                fuzzFinding("JSON render refused a readable value: \(error)")
+            }
+            return
+        }
+        guard FuzzJSON.isValid(rendered) else {
+            fuzzFinding("JSON render produced invalid JSON: \(String(decoding: rendered.prefix(400), as: UTF8.self))")
+        }
+        guard (try? PropertyListJSONRenderer.render(value)) == rendered else { fuzzFinding("JSON render is not deterministic") }
+    }
+
+    /// value → binary (both writer paths) → value is exact.
+    static func checkBinaryValueRoundTrip(_ value: PropertyListValue, _ what: String) {
+        let written: [UInt8]
+        do {
+            written = try BinaryPropertyListWriter().write(value)
+        } catch {
+            guard error.code == .depthLimitExceeded else { fuzzFinding("\(what): binary writer refused a readable value: \(error)") }
+            return
+        }
+        switch Result(catching: { () throws(PropertyListError) in try BinaryPropertyListReader.readValue(written, options: FuzzOptions.reading) }) {
+        case .success(let again):
+            guard again == value else { fuzzFinding("\(what): value → binary → value changed the value") }
+        case .failure(let error):
+            fuzzFinding("\(what): our binary output does not read back: \(error)")
+        }
+        var sharing = BinaryPropertyListWriter()
+        sharing.uniquesBooleansAndUIDs = true
+        guard let shared = try? sharing.write(value) else { fuzzFinding("\(what): document-path binary writer refused what the value path wrote") }
+        guard (try? BinaryPropertyListReader.readValue(shared, options: FuzzOptions.reading)) == value else {
+            fuzzFinding("\(what): value → document → binary → value changed the value")
+        }
+    }
+
+    /// value → XML → value gives what XML can hold of the value (``FuzzXMLImage``); a value XML
+    /// cannot hold at all is refused with `unsupportedValue`, never written unreadably.
+    static func checkXMLRoundTrip(_ value: PropertyListValue, doctype: XMLPropertyListDoctype, _ what: String) -> [UInt8]? {
+        let written: [UInt8]
+        do {
+            written = try XMLPropertyListWriter(doctype: doctype).write(value)
+        } catch {
+            guard error.code == .unsupportedValue || error.code == .depthLimitExceeded else {
+                fuzzFinding("\(what): XML writer failed with \(error)")
+            }
+            guard FuzzXMLImage.of(value) == nil || error.code == .depthLimitExceeded || FuzzXMLImage.hasInexpressibleDate(value) else {
+                fuzzFinding("\(what): XML writer refused an expressible value: \(error)")
+            }
+            return nil
+        }
+        guard let image = FuzzXMLImage.of(value) else {
+            if FuzzOpenFindings.xmlWriterWritesIntegersBeyond64Bits, FuzzXMLImage.hasIntegerBeyond64Bits(value) { return nil }
+            fuzzFinding("\(what): XML writer wrote a value XML cannot hold (a set or a 128-bit integer)")
+        }
+        switch Result(catching: { () throws(PropertyListError) in try XMLPropertyListReader.read(written, options: FuzzOptions.reading) }) {
+        case .success(let document):
+            guard document.value == image else {
+                fuzzFinding("\(what): value → XML → value changed the value\nwritten:\n\(String(decoding: written.prefix(2000), as: UTF8.self))")
+            }
+            guard document.doctype == doctype else { fuzzFinding("\(what): XML doctype not kept") }
+            // Our XML output is canonical: for a value XML holds exactly, writing what it reads
+            // gives the same bytes. (Otherwise — duplicate keys, say — the bytes shrink.)
+            if image == value, (try? XMLPropertyListWriter(doctype: doctype).write(document.value)) != written {
+                fuzzFinding("\(what): XML rewrite is not stable")
+            }
+        case .failure(let error):
+            fuzzFinding("\(what): our XML output does not read back: \(error)\nwritten:\n\(String(decoding: written.prefix(2000), as: UTF8.self))")
+        }
+        return written
+    }
+}
+
+/// Findings that are known and still open, tolerated so that a long run explores past them
+/// (each has a failing regression test and an entry in Docs/Fuzzing.md). Set a flag to false
+/// when its bug is fixed, and the target checks it again.
+enum FuzzOpenFindings {
+    /// F2: the XML writer prints a 128-bit integer beyond −2^63…2^64−1, which no XML reader
+    /// (ours or Core Foundation's) reads back, instead of refusing it with `unsupportedValue`.
+    static let xmlWriterWritesIntegersBeyond64Bits = true
+}
+
+/// What an XML round trip keeps of a value, from Apple's XML plist rules
+/// (`xml-format-notes.md`, "What an XML round trip cannot keep"): keys sorted in UTF-16 order
+/// with duplicates collapsed (last value, first position), reals as 64-bit with −0 → +0 and NaN
+/// as the positive quiet NaN, dates floored to the second, UIDs truncated to 32 bits, and a
+/// dictionary holding only `CF$UID` with a number read back as a UID. Nil when XML cannot hold
+/// the value at all (a set, an integer beyond 64 bits, a non-finite date).
+enum FuzzXMLImage {
+    static func of(_ value: PropertyListValue) -> PropertyListValue? {
+        switch value {
+        case .string, .bool, .data:
+            return value
+        case .integer(let integer):
+            if let signed = integer.int64Value { return .integer(PropertyListInteger(signed)) }
+            if let unsigned = integer.uint64Value { return .integer(PropertyListInteger(unsigned)) }
+            return nil
+        case .real(let real):
+            return .real(.float64(image(real.doubleValue)))
+        case .date(let date):
+            let seconds = date.secondsSinceReferenceDate
+            guard seconds.isFinite else { return nil }
+            return .date(PropertyListDate(secondsSinceReferenceDate: seconds.rounded(.down)))
+        case .uid(let uid):
+            return .uid(PropertyListUID(UInt64(UInt32(truncatingIfNeeded: uid.value))))
+        case .set:
+            return nil
+        case .array(let elements):
+            var images: [PropertyListValue] = []
+            images.reserveCapacity(elements.count)
+            for element in elements {
+                guard let image = of(element) else { return nil }
+                images.append(image)
+            }
+            return .array(images)
+        case .dictionary(let dictionary):
+            // Stable sort by UTF-16 code units, then collapse equal keys.
+            let sorted = dictionary.entries.enumerated().sorted { lhs, rhs in
+                if precedes(lhs.element.key, rhs.element.key) { return true }
+                if precedes(rhs.element.key, lhs.element.key) { return false }
+                return lhs.offset < rhs.offset
+            }.map(\.element)
+            var entries: [PropertyListDictionary.Entry] = []
+            for entry in sorted {
+                guard let image = of(entry.value) else { return nil }
+                if let last = entries.last, Array(last.key.unicodeScalars) == Array(entry.key.unicodeScalars) {
+                    entries[entries.count - 1].value = image
+                } else {
+                    entries.append(PropertyListDictionary.Entry(key: entry.key, value: image))
+                }
+            }
+            if entries.count == 1, entries[0].key == "CF$UID" {
+                switch entries[0].value {
+                case .integer(let integer):
+                    return .uid(PropertyListUID(UInt64(UInt32(truncatingIfNeeded: integer.low))))
+                case .real(let real):
+                    let truncated = real.doubleValue.rounded(.towardZero)
+                    if truncated.isFinite, abs(truncated) < 9.2e18 {
+                        return .uid(PropertyListUID(UInt64(UInt32(truncatingIfNeeded: Int64(truncated)))))
+                    }
+                default:
+                    break
+                }
+            }
+            return .dictionary(PropertyListDictionary(entries: entries))
+        }
+    }
+
+    static func image(_ double: Double) -> Double {
+        if double.isNaN { return .nan }
+        if double == 0 { return 0 }
+        return double
+    }
+
+    /// UTF-16 code-unit order, Core Foundation's key order in XML.
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf16.lexicographicallyPrecedes(rhs.utf16)
+    }
+
+    static func containsSet(_ value: PropertyListValue) -> Bool {
+        switch value {
+        case .set: return true
+        case .array(let elements): return elements.contains(where: containsSet)
+        case .dictionary(let dictionary): return dictionary.entries.contains { containsSet($0.value) }
+        default: return false
+        }
+    }
+
+    static func hasIntegerBeyond64Bits(_ value: PropertyListValue) -> Bool {
+        switch value {
+        case .integer(let integer): return integer.int64Value == nil && integer.uint64Value == nil
+        case .array(let elements), .set(let elements): return elements.contains(where: hasIntegerBeyond64Bits)
+        case .dictionary(let dictionary): return dictionary.entries.contains { hasIntegerBeyond64Bits($0.value) }
+        default: return false
+        }
+    }
+
+    /// Dates the XML writer may refuse as outside the years it can print.
+    static func hasInexpressibleDate(_ value: PropertyListValue) -> Bool {
+        switch value {
+        case .date(let date):
+            let seconds = date.secondsSinceReferenceDate
+            // ±2^31 years, where Core Foundation's own output turns to garbage.
+            return !seconds.isFinite || abs(seconds) > 6.7e16
+        case .array(let elements), .set(let elements): return elements.contains(where: hasInexpressibleDate)
+        case .dictionary(let dictionary): return dictionary.entries.contains { hasInexpressibleDate($0.value) }
+        default: return false
+        }
+    }
+}
+
+/// A strict RFC 8259 validator: one value surrounded by optional whitespace, strings with valid
+/// escapes and no raw control characters, valid UTF-8, numbers by the grammar. Iterative.
+enum FuzzJSON {
+    static func isValid(_ bytes: [UInt8]) -> Bool {
+        guard String(validating: bytes, as: UTF8.self) != nil else { return false }
+        var index = 0
+        let count = bytes.count
+        func skipWhitespace() {
+            while index < count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D { index += 1 }
+        }
+        func literal(_ text: StaticString) -> Bool {
+            let length = text.utf8CodeUnitCount
+            guard count - index >= length else { return false }
+            for offset in 0..<length where bytes[index + offset] != text.utf8Start[offset] { return false }
+            index += length
+            return true
+        }
+        func string() -> Bool {
+            guard index < count, bytes[index] == UInt8(ascii: "\"") else { return false }
+            index += 1
+            while index < count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") { index += 1; return true }
+                if byte < 0x20 { return false }
+                if byte == UInt8(ascii: "\\") {
+                    index += 1
+                    guard index < count else { return false }
+                    switch bytes[index] {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                         UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        index += 1
+                    case UInt8(ascii: "u"):
+                        guard count - index >= 5 else { return false }
+                        for offset in 1...4 where !isHexDigit(bytes[index + offset]) { return false }
+                        index += 5
+                    default:
+                        return false
+                    }
+                    continue
+                }
+                index += 1
+            }
+            return false
+        }
+        func number() -> Bool {
+            if index < count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < count else { return false }
+            if bytes[index] == UInt8(ascii: "0") {
+                index += 1
+            } else if isDigit(bytes[index]) {
+                while index < count, isDigit(bytes[index]) { index += 1 }
+            } else {
+                return false
+            }
+            if index < count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                guard index < count, isDigit(bytes[index]) else { return false }
+                while index < count, isDigit(bytes[index]) { index += 1 }
+            }
+            if index < count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                guard index < count, isDigit(bytes[index]) else { return false }
+                while index < count, isDigit(bytes[index]) { index += 1 }
+            }
+            return true
+        }
+        // Containers as an explicit stack: true for an object, false for an array.
+        var stack: [Bool] = []
+        var expectValue = true
+        skipWhitespace()
+        while true {
+            if expectValue {
+                skipWhitespace()
+                guard index < count else { return false }
+                switch bytes[index] {
+                case UInt8(ascii: "{"):
+                    index += 1
+                    skipWhitespace()
+                    if index < count, bytes[index] == UInt8(ascii: "}") {
+                        index += 1
+                        expectValue = false
+                    } else {
+                        stack.append(true)
+                        guard string() else { return false }
+                        skipWhitespace()
+                        guard index < count, bytes[index] == UInt8(ascii: ":") else { return false }
+                        index += 1
+                        continue
+                    }
+                case UInt8(ascii: "["):
+                    index += 1
+                    skipWhitespace()
+                    if index < count, bytes[index] == UInt8(ascii: "]") {
+                        index += 1
+                        expectValue = false
+                    } else {
+                        stack.append(false)
+                        continue
+                    }
+                case UInt8(ascii: "\""):
+                    guard string() else { return false }
+                    expectValue = false
+                case UInt8(ascii: "t"):
+                    guard literal("true") else { return false }
+                    expectValue = false
+                case UInt8(ascii: "f"):
+                    guard literal("false") else { return false }
+                    expectValue = false
+                case UInt8(ascii: "n"):
+                    guard literal("null") else { return false }
+                    expectValue = false
+                default:
+                    guard number() else { return false }
+                    expectValue = false
+                }
+            }
+            // After a value: close containers or go to the next member.
+            skipWhitespace()
+            guard let isObject = stack.last else {
+                return index == count
+            }
+            guard index < count else { return false }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                skipWhitespace()
+                if isObject {
+                    guard string() else { return false }
+                    skipWhitespace()
+                    guard index < count, bytes[index] == UInt8(ascii: ":") else { return false }
+                    index += 1
+                }
+                expectValue = true
+                continue
+            }
+            guard bytes[index] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return false }
+            index += 1
+            stack.removeLast()
+        }
+    }
+
+    static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
+    }
+}
