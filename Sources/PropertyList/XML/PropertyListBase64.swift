@@ -88,16 +88,14 @@ enum PropertyListBase64 {
             var digits = 0
             var padding = 0
             for byte in text {
-                if byte == UInt8(ascii: "=") {
-                    padding += 1
-                } else if !(byte == 0x20 || (byte >= 0x09 && byte <= 0x0D)) {
-                    padding = 0
-                }
                 let value = table[Int(byte)]
                 if value < 0 {
                     if value == invalid { return false }
+                    // White space keeps the count of `=` seen; anything else skipped resets it.
+                    if !(byte == 0x20 || (byte >= 0x09 && byte <= 0x0D)) { padding = 0 }
                     continue
                 }
+                if byte == UInt8(ascii: "=") { padding += 1 } else { padding = 0 }
                 accumulator = accumulator << 6 | UInt32(value)
                 digits += 1
                 if digits == 4 {

@@ -86,6 +86,66 @@ enum XMLKeyOrder {
         return positions
     }
 
+    /// The first eight bytes of `key`'s UTF-8, big-endian and zero-padded, with lead bytes
+    /// remapped (F0–F4 down by 2, EE–EF up by 5) so that comparing these integers is UTF-16
+    /// order wherever they differ. Equal prefixes say nothing; ``compare(_:_:)`` decides those.
+    @inline(__always)
+    static func prefix(_ key: String) -> UInt64 {
+        @inline(__always) func pack(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            var result: UInt64 = 0
+            let length = min(bytes.count, 8)
+            for index in 0..<length {
+                var byte = bytes[index]
+                if byte >= 0xF0 { byte &-= 2 } else if byte >= 0xEE { byte &+= 5 }
+                result |= UInt64(byte) << (56 - 8 * UInt64(index))
+            }
+            return result
+        }
+        if let packed = key.utf8.withContiguousStorageIfAvailable(pack) { return packed }
+        return Array(key.utf8.prefix(8)).withUnsafeBufferPointer(pack)
+    }
+
+    /// The order to write `entries` in, or nil when they are already strictly increasing
+    /// (every dictionary read from XML). Equal keys keep their relative order.
+    static func writingOrder(_ entries: [PropertyListDictionary.Entry]) -> [Int]? {
+        let count = entries.count
+        guard count > 1 else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: count) { prefixes -> [Int]? in
+            guard let prefixBase = prefixes.baseAddress else { return nil }
+            for index in 0..<count { (prefixBase + index).initialize(to: prefix(entries[index].key)) }
+            @inline(__always) func order(_ lhs: Int, _ rhs: Int) -> Int {
+                let left = prefixBase[lhs], right = prefixBase[rhs]
+                if left != right { return left < right ? -1 : 1 }
+                return compare(entries[lhs].key, entries[rhs].key)
+            }
+            var increasing = true
+            for index in 1..<count where order(index - 1, index) >= 0 {
+                increasing = false
+                break
+            }
+            if increasing { return nil }
+            var positions = Array(0..<count)
+            if count <= 16 {
+                // Insertion sort: stable, and the fastest for the few keys most dictionaries have.
+                for index in 1..<count {
+                    let moving = positions[index]
+                    var slot = index
+                    while slot > 0 && order(positions[slot - 1], moving) > 0 {
+                        positions[slot] = positions[slot - 1]
+                        slot -= 1
+                    }
+                    positions[slot] = moving
+                }
+            } else {
+                positions.sort { lhs, rhs in
+                    let result = order(lhs, rhs)
+                    return result != 0 ? result < 0 : lhs < rhs
+                }
+            }
+            return positions
+        }
+    }
+
     /// `entries` in key order (stable).
     static func sorted(_ entries: [PropertyListDictionary.Entry]) -> [PropertyListDictionary.Entry] {
         if isStrictlyIncreasing(entries) { return entries }

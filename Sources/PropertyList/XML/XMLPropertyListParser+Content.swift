@@ -10,7 +10,13 @@ extension XMLPropertyListParser {
         let start = scanner.position
         let string: String
         if let end = plainTextEnd(from: start) {
-            string = try makeString(UnsafeBufferPointer(start: scanner.bytes + start, count: end - start), at: start)
+            let text = UnsafeBufferPointer(start: scanner.bytes + start, count: end - start)
+            if kind == .key, let cached = keyCache.lookup(text) {
+                string = cached
+            } else {
+                string = try makeString(text, at: start)
+                if kind == .key { keyCache.insert(string, bytes: text) }
+            }
             scanner.position = end
         } else {
             try decodeText(from: start)

@@ -41,6 +41,7 @@ public enum XMLPropertyListReader {
                 throw PropertyListError(.truncated, "no root element", at: .line(1, column: 1))
             }
             var parser = XMLPropertyListParser(bytes: base.assumingMemoryBound(to: UInt8.self) + skip, count: bytes.count - skip, options: options)
+            defer { parser.releaseStorage() }
             return try parser.parseDocument()
         case .converted(let utf8):
             let result: Result<XMLPropertyListDocument, PropertyListError> = utf8.withUnsafeBufferPointer { buffer in
@@ -48,6 +49,7 @@ public enum XMLPropertyListReader {
                     return .failure(PropertyListError(.truncated, "no root element", at: .line(1, column: 1)))
                 }
                 var parser = XMLPropertyListParser(bytes: base, count: buffer.count, options: options)
+                defer { parser.releaseStorage() }
                 do throws(PropertyListError) { return .success(try parser.parseDocument()) } catch { return .failure(error) }
             }
             return try result.get()
@@ -92,17 +94,26 @@ struct XMLPropertyListParser {
     }
 
     var frames: [Frame] = []
-    var values: [PropertyListValue] = []
-    var keys: [String] = []
+    var values = XMLValueStack<PropertyListValue>()
+    var keys = XMLValueStack<String>()
     /// Arrays and dictionaries open; `<plist>` wrappers do not count, as in Core Foundation.
     var containerDepth = 0
     var root: PropertyListValue?
     /// Reused for text that needs decoding (entities, CDATA).
     var textBuffer: [UInt8] = []
+    /// Keys seen recently, so that a key repeated in thousands of dictionaries is validated
+    /// and allocated once.
+    var keyCache = XMLKeyCache()
 
     init(bytes: UnsafePointer<UInt8>, count: Int, options: PropertyListReadingOptions) {
         scanner = XMLPropertyListScanner(bytes: bytes, count: count)
         self.options = options
+    }
+
+    /// Frees the stacks (and whatever an error left on them). Called once, after parsing.
+    func releaseStorage() {
+        values.release()
+        keys.release()
     }
 
     mutating func parseDocument() throws(PropertyListError) -> XMLPropertyListDocument {
@@ -148,6 +159,10 @@ struct XMLPropertyListParser {
             guard containerDepth < options.maximumDepth else {
                 throw scanner.error(.depthLimitExceeded, "containers nest deeper than \(options.maximumDepth)", at: tag.start)
             }
+            if kind == .dict, options.maximumCollectionCount > 0, let uid = scanner.readUIDDictionaryBody() {
+                try deliver(.uid(uid), at: tag.start)
+                return
+            }
             containerDepth += 1
             frames.append(Frame(kind: kind == .array ? .array : .dictionary, valueStart: values.count, keyStart: keys.count, tagStart: tag.start))
         case .key:
@@ -156,7 +171,7 @@ struct XMLPropertyListParser {
                 guard keys.count - frame.keyStart < options.maximumCollectionCount else {
                     throw scanner.error(.sizeLimitExceeded, "dictionary of more than \(options.maximumCollectionCount) entries", at: tag.start)
                 }
-                keys.append(text)
+                keys.push(text)
             } else {
                 // A <key> anywhere but a dictionary's key position reads as a string.
                 if let frame = frames.last, frame.kind == .plist, values.count > frame.valueStart {
@@ -195,7 +210,7 @@ struct XMLPropertyListParser {
         if frame.kind == .array, values.count - frame.valueStart >= options.maximumCollectionCount {
             throw scanner.error(.sizeLimitExceeded, "array of more than \(options.maximumCollectionCount) elements", at: tagStart)
         }
-        values.append(value)
+        values.push(value)
     }
 
     /// Reads the end tag of the innermost open container and hands its value on.
@@ -205,30 +220,38 @@ struct XMLPropertyListParser {
         switch frame.kind {
         case .array:
             try scanner.readEndTag(.array)
-            value = .array(Array(values[frame.valueStart...]))
-            values.removeSubrange(frame.valueStart...)
+            value = .array(values.popArray(from: frame.valueStart))
             containerDepth -= 1
         case .dictionary:
             let keyCount = keys.count - frame.keyStart
             guard keyCount == values.count - frame.valueStart else {
-                throw scanner.error(.xmlSyntax, "key '\(keys.last.map { String($0.prefix(40)) } ?? "")' has no value")
+                let key = keys.count > frame.keyStart ? String(keys[keys.count - 1].prefix(40)) : ""
+                throw scanner.error(.xmlSyntax, "key '\(key)' has no value")
             }
             try scanner.readEndTag(.dict)
-            var entries: [PropertyListDictionary.Entry] = []
-            entries.reserveCapacity(keyCount)
-            for offset in 0..<keyCount {
-                entries.append(PropertyListDictionary.Entry(key: keys[frame.keyStart + offset], value: values[frame.valueStart + offset]))
-            }
-            keys.removeSubrange(frame.keyStart...)
-            values.removeSubrange(frame.valueStart...)
             containerDepth -= 1
-            value = Self.dictionaryValue(entries)
+            // Keyed archives hold a UID in nearly every object: recognise it without building
+            // the one-entry dictionary it is written as.
+            if keyCount == 1, let uid = Self.uid(key: keys[frame.keyStart], value: values[frame.valueStart]) {
+                _ = keys.popLast()
+                _ = values.popLast()
+                value = .uid(uid)
+            } else {
+                var entries: [PropertyListDictionary.Entry] = []
+                entries.reserveCapacity(keyCount)
+                for offset in 0..<keyCount {
+                    entries.append(PropertyListDictionary.Entry(key: keys.move(at: frame.keyStart + offset), value: values.move(at: frame.valueStart + offset)))
+                }
+                keys.forgetMoved(from: frame.keyStart)
+                values.forgetMoved(from: frame.valueStart)
+                value = Self.dictionaryValue(entries)
+            }
         case .plist:
             guard values.count > frame.valueStart else {
                 throw scanner.error(.xmlSyntax, "empty <plist> element", at: frame.tagStart)
             }
             try scanner.readEndTag(.plist)
-            value = values.removeLast()
+            value = values.popLast()
         }
         try deliver(value, at: frame.tagStart)
     }
@@ -242,18 +265,29 @@ struct XMLPropertyListParser {
         if entries.count > 1, !XMLKeyOrder.isStrictlyIncreasing(entries) {
             entries = collapsingDuplicateKeys(entries)
         }
-        if entries.count == 1, entries[0].key.utf8.elementsEqual("CF$UID".utf8) {
-            switch entries[0].value {
-            case .integer(let integer):
-                return .uid(PropertyListUID(UInt64(UInt32(truncatingIfNeeded: integer.low))))
-            case .real(let real):
-                return .uid(PropertyListUID(UInt64(uidBits(real.doubleValue))))
-            default:
-                break
-            }
+        if entries.count == 1, let uid = uid(key: entries[0].key, value: entries[0].value) {
+            return .uid(uid)
         }
         return .dictionary(PropertyListDictionary(entries: entries))
     }
+
+    /// The UID a one-entry dictionary stands for: key `CF$UID`, value an integer or a real,
+    /// truncated to 32 bits as Core Foundation does.
+    @inline(__always)
+    static func uid(key: String, value: PropertyListValue) -> PropertyListUID? {
+        switch value {
+        case .integer(let integer):
+            guard key.isExactlyEqual(to: uidKey) else { return nil }
+            return PropertyListUID(UInt64(UInt32(truncatingIfNeeded: integer.low)))
+        case .real(let real):
+            guard key.isExactlyEqual(to: uidKey) else { return nil }
+            return PropertyListUID(UInt64(uidBits(real.doubleValue)))
+        default:
+            return nil
+        }
+    }
+
+    static let uidKey = "CF$UID"
 
     /// Core Foundation's conversion of a real to its 32-bit UID value on x86-64: truncation
     /// toward zero, and 0x80000000 for NaN and anything outside the signed 32-bit range.

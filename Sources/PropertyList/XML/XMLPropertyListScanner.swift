@@ -99,7 +99,8 @@ struct XMLPropertyListScanner {
 
     @inline(__always)
     static func isMarkupWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+        // Tabs and line feeds are what indentation is made of; test them first.
+        byte <= 0x20 && (byte == 0x09 || byte == 0x0A || byte == 0x20 || byte == 0x0D)
     }
 
     /// Space, tab, LF and CR: the only white space allowed between elements.
@@ -244,6 +245,60 @@ struct XMLPropertyListScanner {
     /// comes right before that `>`.
     @inline(__always)
     mutating func readStartTag() throws(PropertyListError) -> XMLStartTag {
+        #if _endian(little)
+        // Nearly every tag is one of a dozen exact spellings: recognise those with one 8-byte
+        // load and a compare, and leave anything else (attributes, white space) to the scan.
+        if count - position >= 9 {
+            let word = UnsafeRawPointer(bytes + position + 1).loadUnaligned(as: UInt64.self)
+            if let (kind, isEmpty, length) = Self.commonTag(word) {
+                let start = position
+                position += 1 + length
+                let nameLength = isEmpty ? length - 2 : length - 1
+                return XMLStartTag(kind: kind, isEmpty: isEmpty, start: start, nameStart: start + 1, nameEnd: start + 1 + nameLength)
+            }
+        }
+        #endif
+        return try readStartTagByScanning()
+    }
+
+    /// The tag spelled by the first bytes of `word` (the bytes after `<`, little-endian), if it
+    /// is `<name>` or `<name/>` for a property-list element; its length includes the `>`.
+    @inline(__always)
+    private static func commonTag(_ word: UInt64) -> (XMLElementKind, Bool, Int)? {
+        @inline(__always) func first(_ length: Int) -> UInt64 {
+            length == 8 ? word : word & ((1 << (8 * UInt64(length))) - 1)
+        }
+        switch UInt8(truncatingIfNeeded: word) {
+        case UInt8(ascii: "k"):
+            if first(4) == 0x3E79_656B { return (.key, false, 4) }
+            if first(5) == 0x3E_2F79_656B { return (.key, true, 5) }
+        case UInt8(ascii: "s"):
+            if first(7) == 0x3E_676E_6972_7473 { return (.string, false, 7) }
+            if word == 0x3E2F_676E_6972_7473 { return (.string, true, 8) }
+        case UInt8(ascii: "i"):
+            if word == 0x3E72_6567_6574_6E69 { return (.integer, false, 8) }
+        case UInt8(ascii: "d"):
+            let five = first(5)
+            if five == 0x3E_7463_6964 { return (.dict, false, 5) }
+            if five == 0x3E_6174_6164 { return (.data, false, 5) }
+            if five == 0x3E_6574_6164 { return (.date, false, 5) }
+            if first(6) == 0x3E2F_7463_6964 { return (.dict, true, 6) }
+        case UInt8(ascii: "a"):
+            if first(6) == 0x3E79_6172_7261 { return (.array, false, 6) }
+            if first(7) == 0x3E_2F79_6172_7261 { return (.array, true, 7) }
+        case UInt8(ascii: "t"):
+            if first(6) == 0x3E2F_6575_7274 { return (.true, true, 6) }
+        case UInt8(ascii: "f"):
+            if first(7) == 0x3E_2F65_736C_6166 { return (.false, true, 7) }
+        case UInt8(ascii: "r"):
+            if first(5) == 0x3E_6C61_6572 { return (.real, false, 5) }
+        default:
+            break
+        }
+        return nil
+    }
+
+    private mutating func readStartTagByScanning() throws(PropertyListError) -> XMLStartTag {
         let start = position
         let nameStart = start + 1
         var index = nameStart
@@ -262,7 +317,6 @@ struct XMLPropertyListScanner {
         return XMLStartTag(kind: elementKind(nameStart, nameEnd - nameStart), isEmpty: isEmpty, start: start, nameStart: nameStart, nameEnd: nameEnd)
     }
 
-    @inline(__always)
     private func elementKind(_ start: Int, _ length: Int) -> XMLElementKind? {
         let name = bytes + start
         @inline(__always) func equals(_ text: StaticString) -> Bool {
@@ -283,6 +337,38 @@ struct XMLPropertyListScanner {
         case (5, UInt8(ascii: "p")): return equals("plist") ? .plist : nil
         default: return nil
         }
+    }
+
+    /// A keyed archive's `<dict><key>CF$UID</key><integer>n</integer></dict>` in the layout
+    /// Core Foundation writes it, read in one pass after its `<dict>`: the UID, with the cursor
+    /// after `</dict>`. Anything else (comments, attributes, signs, hex, a second key) leaves
+    /// the cursor alone and returns nil, and the general path reads it, with the same result.
+    @inline(__always)
+    mutating func readUIDDictionaryBody() -> PropertyListUID? {
+        var index = position
+        @inline(__always) func skipSpace() {
+            while index < count, Self.isMarkupWhitespace(bytes[index]) { index += 1 }
+        }
+        skipSpace()
+        guard matches("<key>CF$UID</key>", at: index) else { return nil }
+        index += 17
+        skipSpace()
+        guard matches("<integer>", at: index) else { return nil }
+        index += 9
+        var value: UInt64 = 0
+        let digitsStart = index
+        while index < count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+            // Twenty digits could overflow; such values take the general path.
+            guard index - digitsStart < 19 else { return nil }
+            value = value * 10 + UInt64(bytes[index] - 0x30)
+            index += 1
+        }
+        guard index > digitsStart, matches("</integer>", at: index) else { return nil }
+        index += 10
+        skipSpace()
+        guard matches("</dict>", at: index) else { return nil }
+        position = index + 7
+        return PropertyListUID(UInt64(UInt32(truncatingIfNeeded: value)))
     }
 
     /// Reads `</name>` at the cursor; white space may come before the `>`.

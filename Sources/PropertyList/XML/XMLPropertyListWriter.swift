@@ -25,10 +25,12 @@ public struct XMLPropertyListWriter: Sendable {
 
     /// The XML bytes of `value`.
     ///
-    /// - Throws: ``PropertyListError/Code/unsupportedValue`` for a set (XML has no set) or a
-    ///   date that is not finite or lies beyond about ±2 × 10^9 years (Core Foundation prints
-    ///   garbage there); ``PropertyListError/Code/depthLimitExceeded`` for containers nested
-    ///   deeper than ``maximumDepth``.
+    /// - Throws: ``PropertyListError/Code/unsupportedValue`` for a set (XML has no set), an
+    ///   integer outside −2^63 … 2^64−1 (a binary file's 16-byte form can hold more; no XML
+    ///   reader reads it back), or a date that is not finite or lies beyond about ±2 × 10^9
+    ///   years (Core Foundation prints garbage there);
+    ///   ``PropertyListError/Code/depthLimitExceeded`` for containers nested deeper than
+    ///   ``maximumDepth``.
     public func write(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
         var emitter = XMLPropertyListEmitter(maximumDepth: maximumDepth)
         defer { emitter.out.deallocate() }
@@ -112,8 +114,13 @@ struct XMLOutputBuffer {
     @inline(__always)
     mutating func appendTabs(_ tabs: Int) {
         guard tabs > 0 else { return }
-        let destination = reserve(tabs)
-        destination.update(repeating: 0x09, count: tabs)
+        // Up to eight tabs (nearly all indentation) in one store instead of a memset call.
+        let destination = reserve(max(tabs, 8))
+        if tabs <= 8 {
+            UnsafeMutableRawPointer(destination).storeBytes(of: 0x0909_0909_0909_0909 as UInt64, as: UInt64.self)
+        } else {
+            destination.update(repeating: 0x09, count: tabs)
+        }
         count += tabs
     }
 
@@ -139,7 +146,7 @@ struct XMLPropertyListEmitter {
             out.append("</string>\n")
         case .integer(let integer):
             out.append("<integer>")
-            appendInteger(integer)
+            try appendInteger(integer)
             out.append("</integer>\n")
         case .real(let real):
             out.append("<real>")
@@ -187,10 +194,10 @@ struct XMLPropertyListEmitter {
             guard depth < maximumDepth else { throw depthError() }
             out.append("<dict>\n")
             let entries = dictionary.entries
-            if XMLKeyOrder.isStrictlyIncreasing(entries) {
-                for entry in entries { try writeEntry(entry, depth: depth + 1) }
+            if let order = XMLKeyOrder.writingOrder(entries) {
+                for position in order { try writeEntry(entries[position], depth: depth + 1) }
             } else {
-                for position in XMLKeyOrder.sortedPositions(entries) { try writeEntry(entries[position], depth: depth + 1) }
+                for entry in entries { try writeEntry(entry, depth: depth + 1) }
             }
             out.appendTabs(depth)
             out.append("</dict>\n")
@@ -254,15 +261,16 @@ struct XMLPropertyListEmitter {
         out.commit(length)
     }
 
-    mutating func appendInteger(_ integer: PropertyListInteger) {
+    /// −2^63 … 2^64−1, the range XML readers (ours and Core Foundation's) read back.
+    mutating func appendInteger(_ integer: PropertyListInteger) throws(PropertyListError) {
         if let signed = integer.int64Value {
             appendDecimal(signed.magnitude, negative: signed < 0)
         } else if let unsigned = integer.uint64Value {
             appendDecimal(unsigned, negative: false)
         } else {
-            // Beyond 64 bits (only a binary file can hold such a value).
-            let text = integer.description
-            for byte in text.utf8 { out.append(byte) }
+            // Only a binary file's 16-byte integers reach beyond; written out in full they would
+            // make a file no XML reader accepts.
+            throw PropertyListError(.unsupportedValue, "integer \(integer) is outside −2^63 … 2^64−1, which XML property lists cannot hold")
         }
     }
 

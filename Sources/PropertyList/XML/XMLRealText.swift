@@ -308,10 +308,52 @@ enum XMLRealText {
             let result = exponent < 0 ? base / exactPowersOfTen[-exponent] : base * exactPowersOfTen[exponent]
             return negative ? -result : result
         }
+        if exact, let scaled = scaledExactly(mantissa, byPowerOfTen: exponent) {
+            return negative ? -scaled : scaled
+        }
         // Everything else through the standard library's correctly rounded conversion, which
         // is locale-independent; the grammar was checked above.
         let number = String(decoding: UnsafeBufferPointer(rebasing: text[start..<count]), as: UTF8.self)
         return Double(number)
+    }
+
+    /// mantissa × 10^exponent correctly rounded, for |exponent| ≤ 27, computed exactly in
+    /// 128 bits: the 17-digit reals Core Foundation writes, which Clinger's fast path cannot
+    /// take (their mantissas exceed 2^53). Nil outside that range.
+    static func scaledExactly(_ mantissa: UInt64, byPowerOfTen exponent: Int) -> Double? {
+        guard mantissa != 0, exponent >= -27, exponent <= 27 else { return nil }
+        if exponent >= 0 {
+            // mantissa × 5^e × 2^e: round the 128-bit product to 64 bits, keeping a sticky bit
+            // so that the final conversion to 53 bits rounds as the exact value would.
+            let product = mantissa.multipliedFullWidth(by: powersOfFive[exponent])
+            if product.high == 0 {
+                return Double(sign: .plus, exponent: exponent, significand: Double(product.low))
+            }
+            let leadingZeros = product.high.leadingZeroBitCount
+            let dropped = 64 - leadingZeros
+            var top = leadingZeros == 0 ? product.high : (product.high << leadingZeros) | (product.low >> dropped)
+            if product.low << leadingZeros != 0 || (leadingZeros == 0 && product.low != 0) { top |= 1 }
+            return Double(sign: .plus, exponent: exponent + dropped, significand: Double(top))
+        }
+        // mantissa / 5^k × 2^-k: scale the numerator so the 64-bit quotient has at least 62
+        // significant bits, then the remainder is the sticky bit.
+        let divisor = powersOfFive[-exponent]
+        let mantissaBits = 64 - mantissa.leadingZeroBitCount
+        let divisorBits = 64 - divisor.leadingZeroBitCount
+        let shift = 63 + divisorBits - mantissaBits
+        let high: UInt64
+        let low: UInt64
+        if shift >= 64 {
+            high = mantissa << (shift - 64)
+            low = 0
+        } else {
+            high = mantissa >> (64 - shift)
+            low = mantissa << shift
+        }
+        guard high < divisor else { return nil }
+        var (quotient, remainder) = divisor.dividingFullWidth((high: high, low: low))
+        if remainder != 0 { quotient |= 1 }
+        return Double(sign: .plus, exponent: exponent - shift, significand: Double(quotient))
     }
 
     @inline(__always)

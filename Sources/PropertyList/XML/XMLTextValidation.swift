@@ -1,14 +1,34 @@
 /// Strict UTF-8, as Core Foundation's string creation wants it: no overlong forms, no encoded
 /// surrogates, nothing above U+10FFFF, no stray continuation bytes.
 enum XMLTextValidation {
-    /// The string, or nil if the bytes are not valid UTF-8. Validates once.
+    /// The string, or nil if the bytes are not valid UTF-8.
+    ///
+    /// ASCII (nearly all property-list text) is recognised eight bytes at a time; anything
+    /// else is validated here. `String(decoding:)` then finds nothing to repair. (The standard
+    /// library's `String(validating:)` is not specialised and looks up generic metadata on
+    /// every call, which costs more than the validation.)
     @inline(__always)
     static func string(validating utf8: UnsafeBufferPointer<UInt8>) -> String? {
-        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
-            return String(validating: utf8, as: UTF8.self)
-        }
-        guard isValid(utf8) else { return nil }
+        guard isASCII(utf8) || isValid(utf8) else { return nil }
         return String(decoding: utf8, as: UTF8.self)
+    }
+
+    @inline(__always)
+    static func isASCII(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        let count = utf8.count
+        var index = 0
+        var combined: UInt64 = 0
+        while count - index >= 8 {
+            combined |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < count {
+            combined |= UInt64(base[index])
+            index += 1
+        }
+        return combined & 0x8080_8080_8080_8080 == 0
     }
 
     static func isValid(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
