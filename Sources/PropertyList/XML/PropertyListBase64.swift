@@ -80,32 +80,51 @@ enum PropertyListBase64 {
     /// Core Foundation's lenient decoding of a `<data>` element's text: characters outside the
     /// alphabet are skipped, every fourth digit completes a group, `=` signs seen since the
     /// last non-space character trim the group's output, and an incomplete final group is
-    /// dropped. Returns false at the first byte above 0x7F.
-    static func decodeLenient(_ text: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> Bool {
-        out.reserveCapacity(text.count / 4 * 3)
-        return decodeTable.withUnsafeBufferPointer { table -> Bool in
-            var accumulator: UInt32 = 0
-            var digits = 0
-            var padding = 0
-            for byte in text {
-                let value = table[Int(byte)]
-                if value < 0 {
-                    if value == invalid { return false }
-                    // White space keeps the count of `=` seen; anything else skipped resets it.
-                    if !(byte == 0x20 || (byte >= 0x09 && byte <= 0x0D)) { padding = 0 }
-                    continue
+    /// dropped. Nil at the first byte above 0x7F.
+    static func decodeLenient(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var valid = true
+        // One spare byte so that even text too short for a group is scanned for invalid bytes.
+        let decoded = [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 1) { output, written in
+            written = 0
+            guard let out = output.baseAddress else { return }
+            decodeTable.withUnsafeBufferPointer { table in
+                var accumulator: UInt32 = 0
+                var digits = 0
+                var padding = 0
+                var length = 0
+                for byte in text {
+                    let value = table[Int(byte)]
+                    if value < 0 {
+                        if value == invalid {
+                            valid = false
+                            break
+                        }
+                        // White space keeps the count of `=` seen; anything else skipped resets it.
+                        if !(byte == 0x20 || (byte >= 0x09 && byte <= 0x0D)) { padding = 0 }
+                        continue
+                    }
+                    if byte == UInt8(ascii: "=") { padding += 1 } else { padding = 0 }
+                    accumulator = accumulator << 6 | UInt32(value)
+                    digits += 1
+                    if digits == 4 {
+                        // Four digits arrive only after four input bytes, so three output bytes
+                        // always fit in text.count / 4 * 3.
+                        digits = 0
+                        out[length] = UInt8(truncatingIfNeeded: accumulator >> 16)
+                        length += 1
+                        if padding < 2 {
+                            out[length] = UInt8(truncatingIfNeeded: accumulator >> 8)
+                            length += 1
+                        }
+                        if padding < 1 {
+                            out[length] = UInt8(truncatingIfNeeded: accumulator)
+                            length += 1
+                        }
+                    }
                 }
-                if byte == UInt8(ascii: "=") { padding += 1 } else { padding = 0 }
-                accumulator = accumulator << 6 | UInt32(value)
-                digits += 1
-                if digits == 4 {
-                    digits = 0
-                    out.append(UInt8(truncatingIfNeeded: accumulator >> 16))
-                    if padding < 2 { out.append(UInt8(truncatingIfNeeded: accumulator >> 8)) }
-                    if padding < 1 { out.append(UInt8(truncatingIfNeeded: accumulator)) }
-                }
+                written = length
             }
-            return true
         }
+        return valid ? decoded : nil
     }
 }

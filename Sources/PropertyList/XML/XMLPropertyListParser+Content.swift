@@ -5,47 +5,59 @@ extension XMLPropertyListParser {
 
     /// The text of a `<string>` or `<key>`: raw bytes up to the next `<` that does not open a
     /// CDATA section (control characters, CR and `>` included, none of them altered), the five
-    /// entities, character references and CDATA sections. Must be valid UTF-8.
+    /// entities, character references and CDATA sections. Must be valid UTF-8. Sets
+    /// `lastPlainText` to the text's bytes in the input when it needed no decoding.
     mutating func readString(_ kind: XMLElementKind) throws(PropertyListError) -> String {
         let start = scanner.position
         let string: String
-        if let end = plainTextEnd(from: start) {
+        if let end = plainTextEnd(from: start, checkingAmpersands: kind != .key) {
             let text = UnsafeBufferPointer(start: scanner.bytes + start, count: end - start)
+            // Only plain keys are ever cached, so a hit means these bytes are plain too.
             if kind == .key, let cached = keyCache.lookup(text) {
                 string = cached
+            } else if kind == .key, XMLTextScanning.containsAmpersand(text) {
+                lastPlainText = nil
+                try decodeText(from: start)
+                string = try makeString(textBuffer.contents, at: start)
+                try scanner.readEndTag(kind)
+                return string
             } else {
                 string = try makeString(text, at: start)
                 if kind == .key { keyCache.insert(string, bytes: text) }
             }
+            lastPlainText = start..<end
             scanner.position = end
         } else {
+            lastPlainText = nil
             try decodeText(from: start)
-            string = try textBuffer.withUnsafeBufferPointer { buffer throws(PropertyListError) in try makeString(buffer, at: start) }
+            string = try makeString(textBuffer.contents, at: start)
         }
         try scanner.readEndTag(kind)
         return string
     }
 
     /// Where text starting at `start` ends if it is plain (no entity, no CDATA): the `<` of
-    /// the tag after it. Nil when it needs decoding.
+    /// the tag after it. Nil when it needs decoding. Without `checkingAmpersands` the caller
+    /// must look for `&` itself.
     @inline(__always)
-    func plainTextEnd(from start: Int) -> Int? {
-        let end = XMLTextScanning.firstTextDelimiter(scanner.bytes, count: scanner.count, from: start)
-        guard end < scanner.count, scanner.bytes[end] == UInt8(ascii: "<") else { return nil }
+    func plainTextEnd(from start: Int, checkingAmpersands: Bool = true) -> Int? {
+        let end = XMLTextScanning.first(UInt8(ascii: "<"), in: scanner.bytes, count: scanner.count, from: start)
+        guard end < scanner.count else { return nil }
         if end + 1 < scanner.count, scanner.bytes[end + 1] == UInt8(ascii: "!") { return nil }
+        if checkingAmpersands, XMLTextScanning.containsAmpersand(UnsafeBufferPointer(start: scanner.bytes + start, count: end - start)) { return nil }
         return end
     }
 
     /// Decodes text with entities or CDATA into `textBuffer`, leaving the cursor on the `<`
     /// that ends it.
     mutating func decodeText(from start: Int) throws(PropertyListError) {
-        textBuffer.removeAll(keepingCapacity: true)
+        textBuffer.removeAll()
         let bytes = scanner.bytes
         let count = scanner.count
         var position = start
         while true {
             let runEnd = XMLTextScanning.firstTextDelimiter(bytes, count: count, from: position)
-            textBuffer.append(contentsOf: UnsafeBufferPointer(start: bytes + position, count: runEnd - position))
+            textBuffer.append(UnsafeBufferPointer(start: bytes + position, count: runEnd - position))
             position = runEnd
             guard textBuffer.count <= options.maximumValueLength else {
                 throw scanner.error(.sizeLimitExceeded, "text longer than the limit of \(options.maximumValueLength) bytes", at: start)
@@ -74,7 +86,7 @@ extension XMLPropertyListParser {
                 index += 1
             }
             guard found else { throw scanner.error(.truncated, "unterminated CDATA section", at: position) }
-            textBuffer.append(contentsOf: UnsafeBufferPointer(start: bytes + contentStart, count: index - contentStart))
+            textBuffer.append(UnsafeBufferPointer(start: bytes + contentStart, count: index - contentStart))
             position = index + 3
         }
         scanner.position = position
@@ -133,7 +145,7 @@ extension XMLPropertyListParser {
                     guard let scalar = Unicode.Scalar(value) else {
                         throw scanner.error(.invalidEntity, "character reference to U+\(String(value, radix: 16, uppercase: true)), which is not a Unicode scalar", at: start)
                     }
-                    XMLInputEncoding.appendUTF8(scalar, to: &textBuffer)
+                    textBuffer.appendUTF8(scalar)
                     scanner.position = index
                     return
                 }
@@ -269,10 +281,10 @@ extension XMLPropertyListParser {
             scanner.position = end
         } else {
             try decodeText(from: start)
-            guard textBuffer.withUnsafeBufferPointer({ XMLTextValidation.isValid($0) }) else {
+            guard XMLTextValidation.isValid(textBuffer.contents) else {
                 throw scanner.error(.invalidText, "text is not valid UTF-8", at: start)
             }
-            parsed = textBuffer.withUnsafeBufferPointer { XMLRealText.parse($0) }
+            parsed = XMLRealText.parse(textBuffer.contents)
         }
         guard let value = parsed else {
             throw scanner.error(.invalidNumber, "<real> text '\(scanner.excerpt(start..<scanner.position))' is not a number", at: start)
@@ -337,8 +349,7 @@ extension XMLPropertyListParser {
         let start = scanner.position
         let end = XMLTextScanning.first(UInt8(ascii: "<"), in: scanner.bytes, count: scanner.count, from: start)
         guard end < scanner.count else { throw scanner.error(.truncated, "the input ends inside <data>", at: start) }
-        var decoded: [UInt8] = []
-        guard PropertyListBase64.decodeLenient(UnsafeBufferPointer(start: scanner.bytes + start, count: end - start), into: &decoded) else {
+        guard let decoded = PropertyListBase64.decodeLenient(UnsafeBufferPointer(start: scanner.bytes + start, count: end - start)) else {
             throw scanner.error(.xmlSyntax, "<data> holds a byte outside ASCII", at: start)
         }
         // The limit is on the bytes decoded, as in binary files; the text (proportional to the

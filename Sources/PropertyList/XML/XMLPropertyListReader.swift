@@ -91,6 +91,11 @@ struct XMLPropertyListParser {
         var valueStart: Int
         var keyStart: Int
         var tagStart: Int
+        /// The previous key's bytes in the input, and whether every key so far was plain and
+        /// greater than the one before: then the dictionary has no duplicates to look for.
+        var previousKeyStart = 0
+        var previousKeyLength = -1
+        var keysAscending = true
     }
 
     var frames: [Frame] = []
@@ -100,7 +105,9 @@ struct XMLPropertyListParser {
     var containerDepth = 0
     var root: PropertyListValue?
     /// Reused for text that needs decoding (entities, CDATA).
-    var textBuffer: [UInt8] = []
+    var textBuffer = XMLOutputBuffer(capacity: 256)
+    /// The input bytes of the last `<string>` or `<key>` read, when it needed no decoding.
+    var lastPlainText: Range<Int>?
     /// Keys seen recently, so that a key repeated in thousands of dictionaries is validated
     /// and allocated once.
     var keyCache = XMLKeyCache()
@@ -114,6 +121,7 @@ struct XMLPropertyListParser {
     func releaseStorage() {
         values.release()
         keys.release()
+        textBuffer.deallocate()
     }
 
     mutating func parseDocument() throws(PropertyListError) -> XMLPropertyListDocument {
@@ -166,12 +174,19 @@ struct XMLPropertyListParser {
             containerDepth += 1
             frames.append(Frame(kind: kind == .array ? .array : .dictionary, valueStart: values.count, keyStart: keys.count, tagStart: tag.start))
         case .key:
-            let text = tag.isEmpty ? "" : try readString(.key)
+            let text: String
+            if tag.isEmpty {
+                text = ""
+                lastPlainText = scanner.position..<scanner.position
+            } else {
+                text = try readString(.key)
+            }
             if let frame = frames.last, frame.kind == .dictionary, keys.count - frame.keyStart == values.count - frame.valueStart {
                 guard keys.count - frame.keyStart < options.maximumCollectionCount else {
                     throw scanner.error(.sizeLimitExceeded, "dictionary of more than \(options.maximumCollectionCount) entries", at: tag.start)
                 }
                 keys.push(text)
+                noteKeyOrder()
             } else {
                 // A <key> anywhere but a dictionary's key position reads as a string.
                 if let frame = frames.last, frame.kind == .plist, values.count > frame.valueStart {
@@ -198,6 +213,28 @@ struct XMLPropertyListParser {
             if !tag.isEmpty { try scanner.readEndTag(kind) }
             try deliver(.bool(kind == .true), at: tag.start)
         }
+    }
+
+    /// Keeps track, from the raw bytes, of whether the open dictionary's keys are strictly
+    /// ascending (as Core Foundation writes them), which rules out duplicates.
+    @inline(__always)
+    mutating func noteKeyOrder() {
+        let top = frames.count - 1
+        guard frames[top].keysAscending else { return }
+        guard let range = lastPlainText else {
+            frames[top].keysAscending = false
+            return
+        }
+        if frames[top].previousKeyLength >= 0 {
+            let previous = UnsafeBufferPointer(start: scanner.bytes + frames[top].previousKeyStart, count: frames[top].previousKeyLength)
+            let current = UnsafeBufferPointer(start: scanner.bytes + range.lowerBound, count: range.count)
+            if XMLKeyOrder.compare(previous, current) >= 0 {
+                frames[top].keysAscending = false
+                return
+            }
+        }
+        frames[top].previousKeyStart = range.lowerBound
+        frames[top].previousKeyLength = range.count
     }
 
     /// Hands a finished value to the open container, or makes it the root.
@@ -244,7 +281,7 @@ struct XMLPropertyListParser {
                 }
                 keys.forgetMoved(from: frame.keyStart)
                 values.forgetMoved(from: frame.valueStart)
-                value = Self.dictionaryValue(entries)
+                value = Self.dictionaryValue(entries, knownAscending: frame.keysAscending)
             }
         case .plist:
             guard values.count > frame.valueStart else {
@@ -258,11 +295,11 @@ struct XMLPropertyListParser {
 
     /// A dictionary with Core Foundation's reading rules: the last value of a duplicate key
     /// wins (at the key's first position), and a lone `CF$UID` with a number is a UID.
-    static func dictionaryValue(_ read: [PropertyListDictionary.Entry]) -> PropertyListValue {
+    static func dictionaryValue(_ read: [PropertyListDictionary.Entry], knownAscending: Bool = false) -> PropertyListValue {
         var entries = read
-        // Core Foundation writes keys sorted, so this cheap check nearly always proves there
-        // are no duplicates.
-        if entries.count > 1, !XMLKeyOrder.isStrictlyIncreasing(entries) {
+        // Core Foundation writes keys sorted, so this check nearly always proves there are no
+        // duplicates (usually already done on the raw bytes while reading).
+        if entries.count > 1, !knownAscending, !XMLKeyOrder.isStrictlyIncreasing(entries) {
             entries = collapsingDuplicateKeys(entries)
         }
         if entries.count == 1, let uid = uid(key: entries[0].key, value: entries[0].value) {

@@ -88,7 +88,7 @@ struct XMLPropertyListScanner {
     func matches(_ text: StaticString, at offset: Int) -> Bool {
         let length = text.utf8CodeUnitCount
         guard offset >= 0, length <= count - offset else { return false }
-        return memcmp(bytes + offset, text.utf8Start, length) == 0
+        return XMLTextScanning.equals(bytes + offset, text)
     }
 
     /// Whether the `length` bytes at `offset` are the first `length` bytes of `text`.
@@ -106,7 +106,7 @@ struct XMLPropertyListScanner {
     /// Space, tab, LF and CR: the only white space allowed between elements.
     @inline(__always)
     mutating func skipWhitespace() {
-        while position < count, Self.isMarkupWhitespace(bytes[position]) { position += 1 }
+        position = XMLTextScanning.skipMarkupWhitespace(bytes, count: count, from: position)
     }
 
     /// Moves past the `-->` that ends a comment whose text starts at `from`.
@@ -347,7 +347,7 @@ struct XMLPropertyListScanner {
     mutating func readUIDDictionaryBody() -> PropertyListUID? {
         var index = position
         @inline(__always) func skipSpace() {
-            while index < count, Self.isMarkupWhitespace(bytes[index]) { index += 1 }
+            index = XMLTextScanning.skipMarkupWhitespace(bytes, count: count, from: index)
         }
         skipSpace()
         guard matches("<key>CF$UID</key>", at: index) else { return nil }
@@ -371,9 +371,49 @@ struct XMLPropertyListScanner {
         return PropertyListUID(UInt64(UInt32(truncatingIfNeeded: value)))
     }
 
+    /// `</name>` for each element, little-endian: its length, its first eight bytes, and (when
+    /// longer than eight) its last eight.
+    private static func endTagPattern(_ kind: XMLElementKind) -> (length: Int, head: UInt64, tail: UInt64) {
+        switch kind {
+        case .plist: return (8, 0x3E74_7369_6C70_2F3C, 0)
+        case .array: return (8, 0x3E79_6172_7261_2F3C, 0)
+        case .dict: return (7, 0x3E_7463_6964_2F3C, 0)
+        case .key: return (6, 0x3E79_656B_2F3C, 0)
+        case .string: return (9, 0x676E_6972_7473_2F3C, 0x3E67_6E69_7274_732F)
+        case .data: return (7, 0x3E_6174_6164_2F3C, 0)
+        case .date: return (7, 0x3E_6574_6164_2F3C, 0)
+        case .real: return (7, 0x3E_6C61_6572_2F3C, 0)
+        case .integer: return (10, 0x6567_6574_6E69_2F3C, 0x3E72_6567_6574_6E69)
+        case .true: return (7, 0x3E_6575_7274_2F3C, 0)
+        case .false: return (8, 0x3E65_736C_6166_2F3C, 0)
+        }
+    }
+
     /// Reads `</name>` at the cursor; white space may come before the `>`.
     @inline(__always)
     mutating func readEndTag(_ kind: XMLElementKind) throws(PropertyListError) {
+        #if _endian(little)
+        // The exact spelling, checked with one or two 8-byte loads.
+        let pattern = Self.endTagPattern(kind)
+        if count - position >= max(pattern.length, 8) {
+            let raw = UnsafeRawPointer(bytes + position)
+            let head = raw.loadUnaligned(as: UInt64.self)
+            if pattern.length <= 8 {
+                let mask: UInt64 = pattern.length == 8 ? ~0 : (1 << (8 * UInt64(pattern.length))) - 1
+                if head & mask == pattern.head {
+                    position += pattern.length
+                    return
+                }
+            } else if head == pattern.head, raw.loadUnaligned(fromByteOffset: pattern.length - 8, as: UInt64.self) == pattern.tail {
+                position += pattern.length
+                return
+            }
+        }
+        #endif
+        try readEndTagByScanning(kind)
+    }
+
+    private mutating func readEndTagByScanning(_ kind: XMLElementKind) throws(PropertyListError) {
         let start = position
         let name = kind.name
         let length = name.utf8CodeUnitCount

@@ -125,7 +125,40 @@ struct XMLOutputBuffer {
     }
 
     func makeArray() -> [UInt8] {
-        Array(UnsafeBufferPointer(start: base, count: count))
+        Array(contents)
+    }
+
+    var contents: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: base, count: count)
+    }
+
+    mutating func removeAll() {
+        count = 0
+    }
+
+    mutating func appendUTF8(_ scalar: Unicode.Scalar) {
+        let value = scalar.value
+        let destination = reserve(4)
+        switch value {
+        case 0..<0x80:
+            destination[0] = UInt8(truncatingIfNeeded: value)
+            count += 1
+        case 0x80..<0x800:
+            destination[0] = 0xC0 | UInt8(truncatingIfNeeded: value >> 6)
+            destination[1] = 0x80 | UInt8(truncatingIfNeeded: value & 0x3F)
+            count += 2
+        case 0x800..<0x10000:
+            destination[0] = 0xE0 | UInt8(truncatingIfNeeded: value >> 12)
+            destination[1] = 0x80 | UInt8(truncatingIfNeeded: value >> 6 & 0x3F)
+            destination[2] = 0x80 | UInt8(truncatingIfNeeded: value & 0x3F)
+            count += 3
+        default:
+            destination[0] = 0xF0 | UInt8(truncatingIfNeeded: value >> 18)
+            destination[1] = 0x80 | UInt8(truncatingIfNeeded: value >> 12 & 0x3F)
+            destination[2] = 0x80 | UInt8(truncatingIfNeeded: value >> 6 & 0x3F)
+            destination[3] = 0x80 | UInt8(truncatingIfNeeded: value & 0x3F)
+            count += 4
+        }
     }
 }
 

@@ -39,7 +39,14 @@ enum XMLTextValidation {
     static func firstInvalidOffset(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
         var index = 0
         let count = utf8.count
+        guard let base = utf8.baseAddress else { return 0 }
+        let raw = UnsafeRawPointer(base)
         while index < count {
+            // Runs of ASCII, eight bytes at a time.
+            while count - index >= 8, raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                index += 8
+            }
+            guard index < count else { break }
             let lead = utf8[index]
             if lead < 0x80 {
                 index += 1
