@@ -89,7 +89,7 @@ for target in "${targets[@]}"; do
   # shellcheck disable=SC2086
   "$binary" "$corpus" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len=262144 \
     -artifact_prefix="$work/$target-artifacts/" -print_final_stats=1 ${FUZZ_EXTRA:-} > "$log" 2>&1 || run_status=$?
-  grep -E "^#[0-9]+ +DONE|^stat::|ERROR|SUMMARY|FUZZ FINDING" "$log" | tail -n 12 || true
+  grep -E "^#[0-9]+[[:space:]]+DONE|^stat::|ERROR|SUMMARY|FUZZ FINDING" "$log" | tail -n 12 || true
   findings=$(find "$work/$target-artifacts" -type f | wc -l)
   if [ "$run_status" -ne 0 ] || [ "$findings" -ne 0 ]; then
     cp "$work/$target-artifacts"/* .build-fuzz/findings/ 2>/dev/null || true
