@@ -92,7 +92,27 @@ enum PropertyListBase64 {
                 var digits = 0
                 var padding = 0
                 var length = 0
-                for byte in text {
+                var index = 0
+                let count = text.count
+                while index < count {
+                    // Four alphabet characters in a row (almost all of a line) decode directly.
+                    if digits == 0, count - index >= 4 {
+                        let a = table[Int(text[index])], b = table[Int(text[index + 1])]
+                        let c = table[Int(text[index + 2])], d = table[Int(text[index + 3])]
+                        let noPadding = text[index] != 0x3D && text[index + 1] != 0x3D && text[index + 2] != 0x3D && text[index + 3] != 0x3D
+                        if a | b | c | d >= 0, noPadding {
+                            let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                            out[length] = UInt8(truncatingIfNeeded: group >> 16)
+                            out[length + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                            out[length + 2] = UInt8(truncatingIfNeeded: group)
+                            length += 3
+                            padding = 0
+                            index += 4
+                            continue
+                        }
+                    }
+                    let byte = text[index]
+                    index += 1
                     let value = table[Int(byte)]
                     if value < 0 {
                         if value == invalid {

@@ -253,7 +253,11 @@ enum XMLRealText {
     /// spellings of NaN and the infinities in any case, or optional leading white space and a
     /// decimal number of `0-9 + - . e E` that uses up the rest. Nil if it is not one.
     static func parse(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
-        if let special = specialValue(text) { return special }
+        // The spellings of NaN and infinity start with a letter or a sign and a letter.
+        if let first = text.first, first > 0x39 || ((first == 0x2B || first == 0x2D) && text.count > 1 && text[1] > 0x39),
+           let special = specialValue(text) {
+            return special
+        }
         var index = skipLeadingWhitespace(text)
         let start = index
         let count = text.count

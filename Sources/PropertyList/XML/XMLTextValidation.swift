@@ -1,16 +1,31 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Strict UTF-8, as Core Foundation's string creation wants it: no overlong forms, no encoded
 /// surrogates, nothing above U+10FFFF, no stray continuation bytes.
 enum XMLTextValidation {
     /// The string, or nil if the bytes are not valid UTF-8.
     ///
-    /// ASCII (nearly all property-list text) is recognised eight bytes at a time; anything
-    /// else is validated here. `String(decoding:)` then finds nothing to repair. (The standard
-    /// library's `String(validating:)` is not specialised and looks up generic metadata on
-    /// every call, which costs more than the validation.)
+    /// (The standard library's `String(validating:)` is not specialised and looks up generic
+    /// metadata on every call, which costs more than the validation.)
     @inline(__always)
     static func string(validating utf8: UnsafeBufferPointer<UInt8>) -> String? {
-        guard isASCII(utf8) || isValid(utf8) else { return nil }
-        return String(decoding: utf8, as: UTF8.self)
+        let string = String(decoding: utf8, as: UTF8.self)
+        if isASCII(utf8) { return string }
+        // The decoder replaces each invalid sequence with U+FFFD, which is itself valid, so its
+        // output equals the input exactly when the input was valid: one memcmp instead of a
+        // second validation.
+        let unchanged = string.utf8.withContiguousStorageIfAvailable { decoded -> Bool in
+            guard decoded.count == utf8.count, let left = decoded.baseAddress, let right = utf8.baseAddress else { return false }
+            return memcmp(left, right, utf8.count) == 0
+        }
+        if let unchanged { return unchanged ? string : nil }
+        return isValid(utf8) ? string : nil
     }
 
     @inline(__always)
