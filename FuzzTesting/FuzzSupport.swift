@@ -377,3 +377,166 @@ enum FuzzJSON {
         isDigit(byte) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Differential checks of the XML reader's number and date text against independent oracles:
+/// libc's `strtod` for reals, plain arithmetic for integers, a proleptic-Gregorian day count for
+/// dates. Only texts in a strict subset of each grammar are compared (everything Core Foundation
+/// accepts beyond it — whitespace, signs, hex, field overflow — is left to the round-trip checks).
+enum FuzzScalarText {
+    /// The input as a short printable-ASCII text that can stand inside an element, or nil.
+    static func text(_ bytes: UnsafeRawBufferPointer) -> String? {
+        guard !bytes.isEmpty, bytes.count <= 64 else { return nil }
+        for byte in bytes where byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "<") || byte == UInt8(ascii: "&") { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func read(_ element: String, _ text: String) -> Result<PropertyListValue, PropertyListError> {
+        let document = Array("<plist><\(element)>\(text)</\(element)></plist>".utf8)
+        return Result { () throws(PropertyListError) in try XMLPropertyListReader.read(document).value }
+    }
+
+    static func check(_ text: String) {
+        checkReal(text)
+        checkInteger(text)
+        checkDate(text)
+    }
+
+    /// `[+-]?(D+(.D*)?|.D+)([eE][+-]?D+)?`: Core Foundation reads it, as strtod does.
+    static func isStrictReal(_ text: String) -> Bool {
+        var scalars = Array(text.utf8)[...]
+        func digits() -> Int {
+            let count = scalars.prefix { $0 >= 0x30 && $0 <= 0x39 }.count
+            scalars = scalars.dropFirst(count)
+            return count
+        }
+        if let first = scalars.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") { scalars = scalars.dropFirst() }
+        var mantissa = digits()
+        if scalars.first == UInt8(ascii: ".") {
+            scalars = scalars.dropFirst()
+            mantissa += digits()
+        }
+        guard mantissa > 0 else { return false }
+        if let first = scalars.first, first == UInt8(ascii: "e") || first == UInt8(ascii: "E") {
+            scalars = scalars.dropFirst()
+            if let sign = scalars.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { scalars = scalars.dropFirst() }
+            guard digits() > 0 else { return false }
+        }
+        return scalars.isEmpty
+    }
+
+    static func checkReal(_ text: String) {
+        let result = read("real", text)
+        guard isStrictReal(text) else {
+            if case .success(let value) = result {
+                guard case .real(.float64) = value else { fuzzFinding("<real>\(text)</real> read as \(value)") }
+            }
+            return
+        }
+        let expected = text.withCString { strtod($0, nil) }
+        switch result {
+        case .success(.real(.float64(let value))):
+            guard value.bitPattern == expected.bitPattern else {
+                fuzzFinding("<real>\(text)</real> read as \(value) (bits \(String(value.bitPattern, radix: 16))), strtod gives \(expected) (bits \(String(expected.bitPattern, radix: 16)))")
+            }
+        case .success(let other):
+            fuzzFinding("<real>\(text)</real> read as \(other)")
+        case .failure(let error):
+            fuzzFinding("<real>\(text)</real> refused: \(error)")
+        }
+    }
+
+    /// `-?D+` and `0xH+` (any number of leading zeros): in range −2^63…2^64−1 it is that
+    /// integer, beyond it `invalidNumber`.
+    static func checkInteger(_ text: String) {
+        let utf8 = Array(text.utf8)
+        var negative = false
+        var digits = utf8[...]
+        var radix: UInt64 = 10
+        if digits.first == UInt8(ascii: "-") {
+            negative = true
+            digits = digits.dropFirst()
+        } else if digits.count > 2, digits.starts(with: Array("0x".utf8)) {
+            radix = 16
+            digits = digits.dropFirst(2)
+        }
+        guard !digits.isEmpty, digits.allSatisfy({ FuzzJSON.isDigit($0) || (radix == 16 && FuzzJSON.isHexDigit($0)) }) else { return }
+        var magnitude: UInt64 = 0
+        var overflow = false
+        for digit in digits {
+            let value = UInt64(FuzzJSON.isDigit(digit) ? digit - 0x30 : (digit | 0x20) - 0x61 + 10)
+            let (shifted, o1) = magnitude.multipliedReportingOverflow(by: radix)
+            let (sum, o2) = shifted.addingReportingOverflow(value)
+            overflow = overflow || o1 || o2
+            magnitude = sum
+        }
+        let expected: PropertyListInteger?
+        if overflow || (negative && magnitude > UInt64(Int64.max) + 1) {
+            expected = nil
+        } else if negative {
+            expected = PropertyListInteger(magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
+        } else {
+            expected = PropertyListInteger(magnitude)
+        }
+        switch (read("integer", text), expected) {
+        case (.success(.integer(let value)), .some(let expected)):
+            guard value.high == expected.high, value.low == expected.low else { fuzzFinding("<integer>\(text)</integer> read as \(value), expected \(expected)") }
+        case (.failure(let error), .none):
+            guard error.code == .invalidNumber else { fuzzFinding("<integer>\(text)</integer> (out of range) refused with \(error)") }
+        case (let result, let expected):
+            fuzzFinding("<integer>\(text)</integer> gave \(result), expected \(expected.map(\.description) ?? "invalidNumber")")
+        }
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` with every field in its calendar range: seconds from 2001-01-01.
+    static func checkDate(_ text: String) {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 20 else { return }
+        func field(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                guard FuzzJSON.isDigit(utf8[index]) else { return nil }
+                value = value * 10 + Int(utf8[index] - 0x30)
+            }
+            return value
+        }
+        guard utf8[4] == UInt8(ascii: "-"), utf8[7] == UInt8(ascii: "-"), utf8[10] == UInt8(ascii: "T"), utf8[13] == UInt8(ascii: ":"),
+              utf8[16] == UInt8(ascii: ":"), utf8[19] == UInt8(ascii: "Z"),
+              let year = field(0..<4), let month = field(5..<7), let day = field(8..<10),
+              let hour = field(11..<13), let minute = field(14..<16), let second = field(17..<19),
+              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60, second < 60 else { return }
+        let days = daysFromCivil(year: year, month: month, day: day) - daysFromCivil(year: 2001, month: 1, day: 1)
+        let expected = Double(days * 86_400 + hour * 3_600 + minute * 60 + second)
+        switch read("date", text) {
+        case .success(.date(let date)):
+            guard date.secondsSinceReferenceDate == expected else {
+                fuzzFinding("<date>\(text)</date> read as \(date.secondsSinceReferenceDate) s, expected \(expected) s")
+            }
+        case let other:
+            fuzzFinding("<date>\(text)</date> gave \(other)")
+        }
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's algorithm).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}

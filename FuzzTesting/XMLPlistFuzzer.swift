@@ -8,7 +8,9 @@
 //   - the XML writer (same DOCTYPE) writes bytes that read back as the value (up to what XML
 //     cannot keep, FuzzXMLImage) and writing those again gives the same bytes;
 //   - value → binary → value is exact (binary holds everything XML can);
-//   - the JSON renderer writes strict JSON.
+//   - the JSON renderer writes strict JSON;
+// and short printable inputs are read as <real>, <integer> and <date> text and compared with
+// strtod, plain arithmetic and a calendar computation (FuzzScalarText).
 // Any crash, sanitizer report, leak, timeout, out-of-memory or failed check is a finding
 // (Docs/Fuzzing.md; inputs kept in Fixtures/fuzz-findings/).
 
@@ -16,6 +18,10 @@
 public func xmlPlistFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
     let options = FuzzOptions.reading
+
+    // Short printable inputs are also read as the text of <real>, <integer> and <date> and
+    // compared with independent oracles.
+    if let text = FuzzScalarText.text(bytes) { FuzzScalarText.check(text) }
 
     let result = Result { () throws(PropertyListError) in try XMLPropertyListReader.read(bytes, options: options) }
     if PropertyListCodec.detectFormat(bytes) == .xml {
