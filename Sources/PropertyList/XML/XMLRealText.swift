@@ -69,6 +69,12 @@ enum XMLRealText {
                 exponent += 1
             } else if digits < powersOfTen[16] {
                 exponent -= 1
+            } else if digits == powersOfTen[16] {
+                // Exactly 10^16 is also what a guess one too high gives when the value lies
+                // just below 10^exponent and rounds up to it; %g takes the exponent of the
+                // value itself, so look one place finer: if that fits in 17 digits, it is it.
+                guard let finer = scaledRounded(significand: significand, binaryExponent: binaryExponent, decimalShift: 17 - exponent) else { return nil }
+                return finer < powersOfTen[17] ? (finer, exponent - 1) : (digits, exponent)
             } else {
                 return (digits, exponent)
             }
