@@ -80,71 +80,68 @@ enum PropertyListBase64 {
     /// Core Foundation's lenient decoding of a `<data>` element's text: characters outside the
     /// alphabet are skipped, every fourth digit completes a group, `=` signs seen since the
     /// last non-space character trim the group's output, and an incomplete final group is
-    /// dropped. Nil at the first byte above 0x7F.
-    static func decodeLenient(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    /// dropped. Decodes into `buffer` (emptied first); false at the first byte above 0x7F.
+    static func decodeLenient(_ text: UnsafeBufferPointer<UInt8>, into buffer: inout XMLOutputBuffer) -> Bool {
+        buffer.removeAll()
+        // Four digits arrive only after four input bytes, so the output fits in count / 4 * 3.
+        let out = buffer.reserve(text.count / 4 * 3 + 1)
         var valid = true
-        // One spare byte so that even text too short for a group is scanned for invalid bytes.
-        let decoded = [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 1) { output, written in
-            written = 0
-            guard let out = output.baseAddress else { return }
-            decodeTable.withUnsafeBufferPointer { table in
-                var accumulator: UInt32 = 0
-                var digits = 0
-                var padding = 0
-                var length = 0
-                var index = 0
-                let count = text.count
-                while index < count {
-                    // Four alphabet characters in a row (almost all of a line) decode directly.
-                    if digits == 0, count - index >= 4 {
-                        let a = table[Int(text[index])], b = table[Int(text[index + 1])]
-                        let c = table[Int(text[index + 2])], d = table[Int(text[index + 3])]
-                        let noPadding = text[index] != 0x3D && text[index + 1] != 0x3D && text[index + 2] != 0x3D && text[index + 3] != 0x3D
-                        if a | b | c | d >= 0, noPadding {
-                            let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                            out[length] = UInt8(truncatingIfNeeded: group >> 16)
-                            out[length + 1] = UInt8(truncatingIfNeeded: group >> 8)
-                            out[length + 2] = UInt8(truncatingIfNeeded: group)
-                            length += 3
-                            padding = 0
-                            index += 4
-                            continue
-                        }
-                    }
-                    let byte = text[index]
-                    index += 1
-                    let value = table[Int(byte)]
-                    if value < 0 {
-                        if value == invalid {
-                            valid = false
-                            break
-                        }
-                        // White space keeps the count of `=` seen; anything else skipped resets it.
-                        if !(byte == 0x20 || (byte >= 0x09 && byte <= 0x0D)) { padding = 0 }
+        let length = decodeTable.withUnsafeBufferPointer { table -> Int in
+            var accumulator: UInt32 = 0
+            var digits = 0
+            var padding = 0
+            var length = 0
+            var index = 0
+            let count = text.count
+            while index < count {
+                // Four alphabet characters in a row (almost all of a line) decode directly.
+                if digits == 0, count - index >= 4 {
+                    let a = table[Int(text[index])], b = table[Int(text[index + 1])]
+                    let c = table[Int(text[index + 2])], d = table[Int(text[index + 3])]
+                    let noPadding = text[index] != 0x3D && text[index + 1] != 0x3D && text[index + 2] != 0x3D && text[index + 3] != 0x3D
+                    if a | b | c | d >= 0, noPadding {
+                        let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                        out[length] = UInt8(truncatingIfNeeded: group >> 16)
+                        out[length + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                        out[length + 2] = UInt8(truncatingIfNeeded: group)
+                        length += 3
+                        padding = 0
+                        index += 4
                         continue
                     }
-                    if byte == UInt8(ascii: "=") { padding += 1 } else { padding = 0 }
-                    accumulator = accumulator << 6 | UInt32(value)
-                    digits += 1
-                    if digits == 4 {
-                        // Four digits arrive only after four input bytes, so three output bytes
-                        // always fit in text.count / 4 * 3.
-                        digits = 0
-                        out[length] = UInt8(truncatingIfNeeded: accumulator >> 16)
+                }
+                let byte = text[index]
+                index += 1
+                let value = table[Int(byte)]
+                if value < 0 {
+                    if value == invalid {
+                        valid = false
+                        break
+                    }
+                    // White space keeps the count of `=` seen; anything else skipped resets it.
+                    if !(byte == 0x20 || (byte >= 0x09 && byte <= 0x0D)) { padding = 0 }
+                    continue
+                }
+                if byte == UInt8(ascii: "=") { padding += 1 } else { padding = 0 }
+                accumulator = accumulator << 6 | UInt32(value)
+                digits += 1
+                if digits == 4 {
+                    digits = 0
+                    out[length] = UInt8(truncatingIfNeeded: accumulator >> 16)
+                    length += 1
+                    if padding < 2 {
+                        out[length] = UInt8(truncatingIfNeeded: accumulator >> 8)
                         length += 1
-                        if padding < 2 {
-                            out[length] = UInt8(truncatingIfNeeded: accumulator >> 8)
-                            length += 1
-                        }
-                        if padding < 1 {
-                            out[length] = UInt8(truncatingIfNeeded: accumulator)
-                            length += 1
-                        }
+                    }
+                    if padding < 1 {
+                        out[length] = UInt8(truncatingIfNeeded: accumulator)
+                        length += 1
                     }
                 }
-                written = length
             }
+            return length
         }
-        return valid ? decoded : nil
+        buffer.commit(length)
+        return valid
     }
 }

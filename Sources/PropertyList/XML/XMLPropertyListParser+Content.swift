@@ -349,14 +349,17 @@ extension XMLPropertyListParser {
         let start = scanner.position
         let end = XMLTextScanning.first(UInt8(ascii: "<"), in: scanner.bytes, count: scanner.count, from: start)
         guard end < scanner.count else { throw scanner.error(.truncated, "the input ends inside <data>", at: start) }
-        guard let decoded = PropertyListBase64.decodeLenient(UnsafeBufferPointer(start: scanner.bytes + start, count: end - start)) else {
+        // Decoded into the reused buffer and copied out: creating the array directly at its
+        // final size goes through an unspecialised allocator that costs more than the copy.
+        guard PropertyListBase64.decodeLenient(UnsafeBufferPointer(start: scanner.bytes + start, count: end - start), into: &textBuffer) else {
             throw scanner.error(.xmlSyntax, "<data> holds a byte outside ASCII", at: start)
         }
         // The limit is on the bytes decoded, as in binary files; the text (proportional to the
         // input, which is already in memory) may be longer by any amount of white space.
-        guard decoded.count <= options.maximumValueLength else {
+        guard textBuffer.count <= options.maximumValueLength else {
             throw scanner.error(.sizeLimitExceeded, "data longer than the limit of \(options.maximumValueLength) bytes", at: start)
         }
+        let decoded = Array(textBuffer.contents)
         scanner.position = end
         try scanner.readEndTag(.data)
         return decoded
