@@ -95,13 +95,13 @@ enum FuzzChecks {
         }
         switch Result(catching: { () throws(PropertyListError) in try XMLPropertyListReader.read(written, options: FuzzOptions.reading) }) {
         case .success(let document):
-            guard document.value == image else {
+            guard FuzzXMLImage.matches(image, document.value) else {
                 fuzzFinding("\(what): value → XML → value changed the value\nwritten:\n\(String(decoding: written.prefix(2000), as: UTF8.self))")
             }
             guard document.doctype == doctype else { fuzzFinding("\(what): XML doctype not kept") }
             // Our XML output is canonical: for a value XML holds exactly, writing what it reads
             // gives the same bytes. (Otherwise — duplicate keys, say — the bytes shrink.)
-            if image == value, (try? XMLPropertyListWriter(doctype: doctype).write(document.value)) != written {
+            if FuzzXMLImage.holdsExactly(value, image: image), (try? XMLPropertyListWriter(doctype: doctype).write(document.value)) != written {
                 fuzzFinding("\(what): XML rewrite is not stable")
             }
         case .failure(let error):
@@ -124,7 +124,7 @@ enum FuzzOpenFindings {
 /// What an XML round trip keeps of a value, from Apple's XML plist rules
 /// (`xml-format-notes.md`, "What an XML round trip cannot keep"): keys sorted in UTF-16 order
 /// with duplicates collapsed (last value, first position), reals as 64-bit with −0 → +0 and NaN
-/// as the positive quiet NaN, dates floored to the second, UIDs truncated to 32 bits, and a
+/// as the positive quiet NaN, dates floored to the second (compared by `matches`), UIDs truncated to 32 bits, and a
 /// dictionary holding only `CF$UID` with a number read back as a UID. Nil when XML cannot hold
 /// the value at all (a set, an integer beyond 64 bits, a non-finite date).
 enum FuzzXMLImage {
@@ -139,9 +139,9 @@ enum FuzzXMLImage {
         case .real(let real):
             return .real(.float64(image(real.doubleValue)))
         case .date(let date):
-            let seconds = date.secondsSinceReferenceDate
-            guard seconds.isFinite else { return nil }
-            return .date(PropertyListDate(secondsSinceReferenceDate: seconds.rounded(.down)))
+            // Kept as is: `matches` compares a read-back date with the floor of this one.
+            guard date.secondsSinceReferenceDate.isFinite else { return nil }
+            return value
         case .uid(let uid):
             return .uid(PropertyListUID(UInt64(UInt32(truncatingIfNeeded: uid.value))))
         case .set:
@@ -184,6 +184,43 @@ enum FuzzXMLImage {
                 }
             }
             return .dictionary(PropertyListDictionary(entries: entries))
+        }
+    }
+
+    /// `reread` equals `image` except that dates match when the read-back one is the original
+    /// floored to the second — or shows Core Foundation's field quirk (F3): a date a hair below
+    /// a whole second (closer than about 1e-14 s relative) prints a seconds field of 60, so it
+    /// reads back up to 60 s later. Our writer prints exactly what Core Foundation prints.
+    static func matches(_ image: PropertyListValue, _ reread: PropertyListValue) -> Bool {
+        switch (image, reread) {
+        case (.date(let original), .date(let back)):
+            let seconds = original.secondsSinceReferenceDate
+            let read = back.secondsSinceReferenceDate
+            if read == seconds.rounded(.down) { return true }
+            let next = seconds.rounded(.up)
+            return seconds != next && next - seconds <= 1e-9 * max(1, abs(seconds)) && read >= next && read <= next + 60
+        case (.array(let lhs), .array(let rhs)):
+            return lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { matches($0, $1) }
+        case (.dictionary(let lhs), .dictionary(let rhs)):
+            return lhs.count == rhs.count && zip(lhs.entries, rhs.entries).allSatisfy {
+                Array($0.key.unicodeScalars) == Array($1.key.unicodeScalars) && matches($0.value, $1.value)
+            }
+        default:
+            return image == reread
+        }
+    }
+
+    /// Whether XML holds `value` exactly, so that writing what it reads back gives the same bytes.
+    static func holdsExactly(_ value: PropertyListValue, image: PropertyListValue) -> Bool {
+        image == value && !hasFractionalDate(value)
+    }
+
+    static func hasFractionalDate(_ value: PropertyListValue) -> Bool {
+        switch value {
+        case .date(let date): return date.secondsSinceReferenceDate.rounded(.down) != date.secondsSinceReferenceDate
+        case .array(let elements), .set(let elements): return elements.contains(where: hasFractionalDate)
+        case .dictionary(let dictionary): return dictionary.entries.contains { hasFractionalDate($0.value) }
+        default: return false
         }
     }
 
