@@ -21,6 +21,7 @@ final class ArchiveDecodingSession {
     private var containersInProgress: Set<ValueKey> = []
     private var depth = 0
     private var elementCount = 0
+    private var visitCount = 0
     private var deferred: [(path: [ArchiveKeyPath.Component], work: () throws(ArchiveError) -> Void)] = []
 
     init(graph: ArchiveGraph, registry: ArchiveRegistry, options: ArchiveReadingOptions) {
@@ -51,11 +52,29 @@ final class ArchiveDecodingSession {
 
     /// The `$objects` index of a reference, checked: a reference can be built by hand and passed
     /// to a public decode function, so it is never trusted to be in range.
+    ///
+    /// Every reference followed passes through here, so this is also where the visit budget is
+    /// counted: however an archive shares its objects, decoding it takes at most
+    /// `maximumVisitCount` steps.
     func index(_ uid: PropertyListUID) throws(ArchiveError) -> Int {
         guard uid.value < UInt64(graph.objects.count) else {
             throw error(.invalidReference, "refers to object \(uid.value), but $objects has \(graph.objects.count) entries")
         }
+        visitCount += 1
+        guard visitCount <= options.maximumVisitCount else {
+            throw error(.budgetExceeded, "decoding follows more than \(options.maximumVisitCount) references (maximumVisitCount)", uid: Int(uid.value))
+        }
         return Int(uid.value)
+    }
+
+    /// Checks a plain `$objects` value (no class to check) against the registry's primitive
+    /// policy. The caller has already established that the requested type maps to it.
+    func admitPrimitive(_ kind: ArchivePrimitivePolicy, uid: Int, requested: String) throws(ArchiveError) {
+        guard registry.primitives.contains(kind) else {
+            let name = ArchivePrimitivePolicy.names.first { $0.kind == kind }?.name ?? "values"
+            throw ArchiveError(.classNotAllowed, "\(describe(uid)) for \(requested), but the registry's primitive policy does not admit plain \(name)",
+                               keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), remedy: "registry.primitives.insert(.\(name))")
+        }
     }
 
     func index(_ reference: ArchiveReference) throws(ArchiveError) -> Int {
@@ -79,12 +98,22 @@ final class ArchiveDecodingSession {
         guard case .classDescriptor(let descriptor) = graph.objects[Int(instance.classUID.value)] else {
             throw error(.invalidClassReference, "$class does not refer to a class dictionary", uid: uid)
         }
-        guard let found = registry.foundationClass(named: descriptor.name), found == kind else {
-            let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
-            throw error(.classNotAllowed, "class \(descriptor.name) is not admitted for \(requested) (accepted: \(accepted))",
-                        uid: uid, classChain: descriptor.classes)
+        if let found = registry.foundationClass(named: descriptor.name) {
+            guard found == kind else {
+                let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
+                throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is a Foundation \(found.rawValue), not admitted for \(requested) (accepted: \(accepted))",
+                                   keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes)
+            }
+            return instance
         }
-        return instance
+        // A model class name is never re-read as a Foundation class through its chain.
+        if registry.entry(named: descriptor.name) == nil, registry.fallbackFoundationClass(chain: descriptor.classes, kind: kind) != nil {
+            return instance
+        }
+        let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
+        throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is not admitted for \(requested) (accepted: \(accepted))",
+                           keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
+                           remedy: registry.entry(named: descriptor.name) == nil ? ArchiveRegistry.remedy(admitting: descriptor.name, kind: kind) : nil)
     }
 
     // MARK: Registered models
@@ -105,14 +134,23 @@ final class ArchiveDecodingSession {
               case .classDescriptor(let descriptor) = graph.objects[Int(instance.classUID.value)] else {
             throw error(.typeMismatch, "expected an object of class \(registry.entries[family.entry].className), found \(describe(uid))", uid: uid)
         }
-        guard let entry = registry.entry(named: descriptor.name) else {
+        let entry: Int
+        if let registered = registry.entry(named: descriptor.name) {
+            guard registry.admits(registered, family: family) else {
+                let admitted = registry.admittedNames(family: family).joined(separator: ", ")
+                let typeName = registry.entries[registered].typeName
+                throw ArchiveError(.classNotAllowed, "class \(descriptor.name) (\(typeName)) is not a kind of \(T.self); \(T.self) admits \(admitted)",
+                                   keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
+                                   remedy: "none for \(T.self): \(descriptor.name) is registered as \(typeName); register \(typeName) with superclass: \(registry.entries[family.entry].typeName).self only if it really is one")
+            }
+            entry = registered
+        } else if let fallback = registry.fallbackEntry(chain: descriptor.classes, family: family) {
+            entry = fallback.entry
+        } else {
             let admitted = registry.admittedNames(family: family).joined(separator: ", ")
-            throw error(.classNotAllowed, "class \(descriptor.name) is not registered; \(T.self) admits \(admitted)", uid: uid, classChain: descriptor.classes)
-        }
-        guard registry.admits(entry, family: family) else {
-            let admitted = registry.admittedNames(family: family).joined(separator: ", ")
-            throw error(.classNotAllowed, "class \(descriptor.name) (\(registry.entries[entry].typeName)) is not a kind of \(T.self); \(T.self) admits \(admitted)",
-                        uid: uid, classChain: descriptor.classes)
+            throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is not registered; \(T.self) admits \(admitted)",
+                               keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
+                               remedy: registry.remedy(admitting: descriptor.name, family: family, requested: "\(T.self)"))
         }
         switch states[uid] {
         case .finished:

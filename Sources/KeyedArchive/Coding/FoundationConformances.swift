@@ -25,7 +25,10 @@ extension String: ArchiveObjectCodable {
 
 enum ArchiveStringDecoding {
     static func decode(uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> String {
-        if case .string(let string) = session.object(uid) { return string }
+        if case .string(let string) = session.object(uid) {
+            try session.admitPrimitive(.strings, uid: uid, requested: "String")
+            return string
+        }
         guard let instance = try session.foundationInstance(uid, kind: .string, requested: "String") else {
             throw session.error(.typeMismatch, "expected a string, found \(session.describe(uid))", uid: uid)
         }
@@ -63,7 +66,10 @@ extension Data: ArchiveObjectCodable {
 
 enum DataBytes {
     static func decode(uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> [UInt8] {
-        if case .data(let bytes) = session.object(uid) { return bytes }
+        if case .data(let bytes) = session.object(uid) {
+            try session.admitPrimitive(.data, uid: uid, requested: "Data")
+            return bytes
+        }
         guard let instance = try session.foundationInstance(uid, kind: .data, requested: "Data") else {
             throw session.error(.typeMismatch, "expected data, found \(session.describe(uid))", uid: uid)
         }
@@ -95,7 +101,10 @@ extension Date: ArchiveObjectCodable {
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Date {
         let session = decoder.session
         let uid = try decoder.session.index(reference)
-        if case .date(let date) = session.object(uid) { return Date(timeIntervalSinceReferenceDate: date.secondsSinceReferenceDate) }
+        if case .date(let date) = session.object(uid) {
+            try session.admitPrimitive(.dates, uid: uid, requested: "Date")
+            return Date(timeIntervalSinceReferenceDate: date.secondsSinceReferenceDate)
+        }
         guard let instance = try session.foundationInstance(uid, kind: .date, requested: "Date") else {
             throw session.error(.typeMismatch, "expected a date, found \(session.describe(uid))", uid: uid)
         }
@@ -317,9 +326,15 @@ extension Dictionary: ArchiveObjectDecodable where Key: ArchiveObjectDecodable, 
 enum ArchiveNumberDecoding {
     static func scalar(uid: Int, session: ArchiveDecodingSession, requested: String) throws(ArchiveError) -> PropertyListValue {
         switch session.object(uid) {
-        case .integer(let integer): return .integer(integer)
-        case .real(let real): return .real(real)
-        case .bool(let flag): return .bool(flag)
+        case .integer(let integer):
+            try session.admitPrimitive(.integers, uid: uid, requested: requested)
+            return .integer(integer)
+        case .real(let real):
+            try session.admitPrimitive(.reals, uid: uid, requested: requested)
+            return .real(real)
+        case .bool(let flag):
+            try session.admitPrimitive(.booleans, uid: uid, requested: requested)
+            return .bool(flag)
         default:
             throw session.error(.typeMismatch, "expected a number for \(requested), found \(session.describe(uid))", uid: uid)
         }
@@ -408,7 +423,11 @@ extension Double: ArchiveObjectCodable {
 extension Float: ArchiveObjectCodable {
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference { encoder.session.encodeNumber(.real(.float32(self))) }
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Float {
-        if case .real(.float32(let value)) = decoder.session.object(try decoder.session.index(reference)) { return value }
+        let uid = try decoder.session.index(reference)
+        if case .real(.float32(let value)) = decoder.session.object(uid) {
+            try decoder.session.admitPrimitive(.reals, uid: uid, requested: "Float")
+            return value
+        }
         return Float(try ArchiveNumberDecoding.double(reference: reference, session: decoder.session))
     }
 }

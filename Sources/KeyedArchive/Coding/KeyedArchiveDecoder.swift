@@ -65,9 +65,10 @@ public struct KeyedArchiveDecoder {
         let target = try session.index(reference)
         switch session.object(target) {
         case .null: return nil
-        case .integer(let integer): return .integer(integer)
-        case .real(let real): return .real(real)
-        case .bool(let flag): return .bool(flag)
+        case .integer, .real, .bool:
+            return try session.withPath(.key(key)) { () throws(ArchiveError) in
+                try ArchiveNumberDecoding.scalar(uid: target, session: session, requested: "a number")
+            }
         default:
             throw error(.typeMismatch, "expected a number, found \(session.describe(target))", key: key)
         }

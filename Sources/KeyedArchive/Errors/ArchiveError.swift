@@ -60,6 +60,10 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     public let propertyListError: PropertyListError?
     /// For ``Code/modelError``: a description of the error the model threw.
     public let underlyingDescription: String?
+    /// For refusals (``Code/classNotAllowed``, ``Code/typeNotRegistered``): the registration
+    /// that would admit the object, e.g. `register(Glider.self, className: "Glider", superclass: Airplane.self)`
+    /// or `--allow Glider`. Only a hint for a person deciding whether to trust the class.
+    public let remedy: String?
 
     public init(
         _ code: Code,
@@ -68,7 +72,8 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         uid: PropertyListUID? = nil,
         classChain: [String] = [],
         propertyListError: PropertyListError? = nil,
-        underlyingDescription: String? = nil
+        underlyingDescription: String? = nil,
+        remedy: String? = nil
     ) {
         self.code = code
         self.message = message
@@ -77,6 +82,7 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         self.classChain = classChain
         self.propertyListError = propertyListError
         self.underlyingDescription = underlyingDescription
+        self.remedy = remedy
     }
 
     public init(_ error: PropertyListError) {
@@ -91,7 +97,8 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
             uid: self.uid ?? uid,
             classChain: classChain,
             propertyListError: propertyListError,
-            underlyingDescription: underlyingDescription)
+            underlyingDescription: underlyingDescription,
+            remedy: remedy)
     }
 
     public var description: String {
@@ -99,7 +106,12 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         if !keyPath.components.isEmpty { text += " at \(keyPath)" }
         if let uid { text += " (object #\(uid.value))" }
         text += ": \(message)"
-        if !classChain.isEmpty { text += " [classes: \(classChain.joined(separator: " < "))]" }
+        if !classChain.isEmpty {
+            // A hostile chain can be long; the error stays short.
+            let shown = classChain.prefix(16).map { $0.count > 128 ? "\($0.prefix(128))…" : $0 }
+            text += " [classes: \(shown.joined(separator: " < "))\(classChain.count > 16 ? " < … (\(classChain.count) names)" : "")]"
+        }
+        if let remedy { text += " — to admit it: \(remedy)" }
         return text
     }
 

@@ -12,6 +12,21 @@ public struct ArchiveReadingOptions: Hashable, Sendable {
     /// Most collection elements that typed decoding produces in all (a shared array referenced
     /// from many places counts once per requested type). Default 64 Mi.
     public var maximumElementCount: Int = 64 << 20
+    /// Most object references that typed decoding follows in all, a shared object counting
+    /// once per reference to it (each is class-checked). Bounds the work of decoding an archive
+    /// to this many steps whatever its sharing. Default 64 Mi.
+    public var maximumVisitCount: Int = 64 << 20
+    /// Longest string (in UTF-8 bytes) or data (in bytes) accepted anywhere in the archive:
+    /// `$objects` entries, inline fields and class names. Default 64 MiB.
+    public var maximumValueByteCount: Int = 64 << 20
+    /// Most names in one class dictionary's `$classes` (or `$classhints`). Real class chains
+    /// are a few names long. Default 1024.
+    public var maximumClassChainLength: Int = 1024
+    /// Most nodes (objects, values and back-reference markers) that anything walking the
+    /// graph as a tree may produce: `keyedarchive dump` and `json`, and
+    /// ``ArchiveDumper/dump(_:budget:)``. The renderers expand each object once, so their output
+    /// is linear in the archive anyway; this caps it outright. Default 64 Mi.
+    public var maximumExpansionCount: Int = 64 << 20
 
     public init() {}
 
@@ -82,7 +97,7 @@ extension ArchiveGraph {
         top.reserveCapacity(topDictionary.count)
         for entry in topDictionary.entries {
             do {
-                try Self.checkReferences(in: entry.value, count: count, owner: nil)
+                try Self.checkReferences(in: entry.value, count: count, owner: nil, options: options)
             } catch {
                 throw ArchiveError(error.code, "$top[\(entry.key)] \(error.message)", keyPath: ArchiveKeyPath([.key(entry.key)]))
             }
@@ -96,23 +111,27 @@ extension ArchiveGraph {
         for index in 1..<storedObjects.count {
             let uid = PropertyListUID(UInt64(index))
             switch storedObjects[index] {
-            case .string(let string): objects.append(.string(string))
+            case .string(let string):
+                try Self.checkLength(string.utf8.count, of: "string", options: options, uid: uid)
+                objects.append(.string(string))
             case .integer(let integer): objects.append(.integer(integer))
             case .real(let real): objects.append(.real(real))
             case .bool(let flag): objects.append(.bool(flag))
-            case .data(let bytes): objects.append(.data(bytes))
+            case .data(let bytes):
+                try Self.checkLength(bytes.count, of: "data", options: options, uid: uid)
+                objects.append(.data(bytes))
             case .date(let date): objects.append(.date(date))
             case .dictionary(let dictionary):
                 if let classValue = dictionary[ArchiveKeys.classKey] {
                     guard case .uid(let classUID) = classValue else {
                         throw ArchiveError(.invalidClassReference, "$class is a \(classValue.kindName), expected a UID", uid: uid)
                     }
-                    try Self.checkReferences(in: .dictionary(dictionary), count: count, owner: uid)
+                    try Self.checkReferences(in: .dictionary(dictionary), count: count, owner: uid, options: options)
                     objects.append(.instance(Instance(classUID: classUID, storage: dictionary)))
                 } else if dictionary[ArchiveKeys.className] != nil {
-                    objects.append(.classDescriptor(try Self.classDescriptor(dictionary, uid: uid)))
+                    objects.append(.classDescriptor(try Self.classDescriptor(dictionary, uid: uid, options: options)))
                 } else {
-                    try Self.checkReferences(in: .dictionary(dictionary), count: count, owner: uid)
+                    try Self.checkReferences(in: .dictionary(dictionary), count: count, owner: uid, options: options)
                     objects.append(.other(.dictionary(dictionary)))
                 }
             case .uid(let target):
@@ -122,7 +141,7 @@ extension ArchiveGraph {
                 }
                 objects.append(.other(.uid(target)))
             case .array, .set:
-                try Self.checkReferences(in: storedObjects[index], count: count, owner: uid)
+                try Self.checkReferences(in: storedObjects[index], count: count, owner: uid, options: options)
                 objects.append(.other(storedObjects[index]))
             }
         }
@@ -159,9 +178,16 @@ extension ArchiveGraph {
         }
     }
 
-    /// Checks every UID inside a value without recursion (the value's own nesting is bounded
-    /// by the property-list reader, but a value built in memory need not be).
-    static func checkReferences(in value: PropertyListValue, count: UInt64, owner: PropertyListUID?) throws(ArchiveError) {
+    static func checkLength(_ length: Int, of kind: String, options: ArchiveReadingOptions, uid: PropertyListUID?) throws(ArchiveError) {
+        guard length <= options.maximumValueByteCount else {
+            throw ArchiveError(.budgetExceeded, "a \(kind) of \(length) bytes, more than the limit of \(options.maximumValueByteCount) (maximumValueByteCount)", uid: uid)
+        }
+    }
+
+    /// Checks every UID inside a value, and the length of every string and data in it, without
+    /// recursion (the value's own nesting is bounded by the property-list reader, but a value
+    /// built in memory need not be).
+    static func checkReferences(in value: PropertyListValue, count: UInt64, owner: PropertyListUID?, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
         var stack: [PropertyListValue] = [value]
         while let next = stack.popLast() {
             switch next {
@@ -169,6 +195,10 @@ extension ArchiveGraph {
                 guard uid.value < count else {
                     throw ArchiveError(.invalidReference, "refers to object \(uid.value), but $objects has \(count) entries", uid: owner)
                 }
+            case .string(let string):
+                try checkLength(string.utf8.count, of: "string", options: options, uid: owner)
+            case .data(let bytes):
+                try checkLength(bytes.count, of: "data", options: options, uid: owner)
             case .array(let elements), .set(let elements):
                 for element in elements {
                     switch element {
@@ -176,18 +206,23 @@ extension ArchiveGraph {
                         guard uid.value < count else {
                             throw ArchiveError(.invalidReference, "refers to object \(uid.value), but $objects has \(count) entries", uid: owner)
                         }
+                    case .string(let string): try checkLength(string.utf8.count, of: "string", options: options, uid: owner)
+                    case .data(let bytes): try checkLength(bytes.count, of: "data", options: options, uid: owner)
                     case .array, .set, .dictionary: stack.append(element)
                     default: break
                     }
                 }
             case .dictionary(let dictionary):
                 for entry in dictionary.entries {
+                    try checkLength(entry.key.utf8.count, of: "key", options: options, uid: owner)
                     switch entry.value {
                     case .uid(let uid):
                         guard uid.value < count else {
                             let key = ArchiveKeys.unescape(entry.key) ?? entry.key
                             throw ArchiveError(.invalidReference, "field \(key) refers to object \(uid.value), but $objects has \(count) entries", uid: owner)
                         }
+                    case .string(let string): try checkLength(string.utf8.count, of: "string", options: options, uid: owner)
+                    case .data(let bytes): try checkLength(bytes.count, of: "data", options: options, uid: owner)
                     case .array, .set, .dictionary: stack.append(entry.value)
                     default: break
                     }
@@ -197,32 +232,38 @@ extension ArchiveGraph {
         }
     }
 
-    static func classDescriptor(_ dictionary: PropertyListDictionary, uid: PropertyListUID) throws(ArchiveError) -> ClassDescriptor {
+    static func classDescriptor(_ dictionary: PropertyListDictionary, uid: PropertyListUID, options: ArchiveReadingOptions = .default) throws(ArchiveError) -> ClassDescriptor {
         guard case .string(let name)? = dictionary[ArchiveKeys.className] else {
             let kind = dictionary[ArchiveKeys.className]?.kindName ?? "missing"
             throw ArchiveError(.invalidClassDescriptor, "$classname is \(kind), expected a string", uid: uid)
         }
+        try checkLength(name.utf8.count, of: "class name", options: options, uid: uid)
         guard let classesValue = dictionary[ArchiveKeys.classes] else {
             throw ArchiveError(.invalidClassDescriptor, "$classes is missing from the class dictionary of \(name.prefix(64))", uid: uid, classChain: [name])
         }
-        let classes = try stringArray(classesValue, key: ArchiveKeys.classes, uid: uid, name: name)
+        let classes = try stringArray(classesValue, key: ArchiveKeys.classes, uid: uid, name: name, options: options)
         var hints: [String]?
         if let hintsValue = dictionary[ArchiveKeys.classHints] {
-            hints = try stringArray(hintsValue, key: ArchiveKeys.classHints, uid: uid, name: name)
+            hints = try stringArray(hintsValue, key: ArchiveKeys.classHints, uid: uid, name: name, options: options)
         }
         return ClassDescriptor(name: name, classes: classes, hints: hints)
     }
 
-    private static func stringArray(_ value: PropertyListValue, key: String, uid: PropertyListUID, name: String) throws(ArchiveError) -> [String] {
+    private static func stringArray(_ value: PropertyListValue, key: String, uid: PropertyListUID, name: String, options: ArchiveReadingOptions) throws(ArchiveError) -> [String] {
         guard case .array(let elements) = value else {
-            throw ArchiveError(.invalidClassDescriptor, "\(key) is a \(value.kindName), expected an array of strings", uid: uid, classChain: [name])
+            throw ArchiveError(.invalidClassDescriptor, "\(key) is a \(value.kindName), expected an array of strings", uid: uid, classChain: [String(name.prefix(256))])
+        }
+        guard elements.count <= options.maximumClassChainLength else {
+            throw ArchiveError(.budgetExceeded, "\(key) lists \(elements.count) names, more than the limit of \(options.maximumClassChainLength) (maximumClassChainLength)",
+                               uid: uid, classChain: [String(name.prefix(256))])
         }
         var strings: [String] = []
         strings.reserveCapacity(elements.count)
         for element in elements {
             guard case .string(let string) = element else {
-                throw ArchiveError(.invalidClassDescriptor, "\(key) holds a \(element.kindName), expected only strings", uid: uid, classChain: [name])
+                throw ArchiveError(.invalidClassDescriptor, "\(key) holds a \(element.kindName), expected only strings", uid: uid, classChain: [String(name.prefix(256))])
             }
+            try checkLength(string.utf8.count, of: "class name", options: options, uid: uid)
             strings.append(string)
         }
         return strings

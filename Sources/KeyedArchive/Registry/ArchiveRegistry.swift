@@ -42,6 +42,17 @@ public struct ArchiveRegistry: Sendable {
         let isClass: Bool
     }
 
+    /// Which plain property-list values (`$objects` entries that are a bare string, number,
+    /// boolean, data or date rather than an object with a class) are admitted. A plain value is
+    /// only ever admitted where the requested Swift type maps to it (a plain string for `String`,
+    /// a number for an integer or `Double`, …), never where a model or a collection was asked
+    /// for; this set can narrow that further. Default: ``ArchivePrimitivePolicy/all``.
+    public var primitives: ArchivePrimitivePolicy = .all
+
+    /// What to do with an archived class name that is not registered at all. Default:
+    /// ``ArchiveClassFallback/refuse``.
+    public var classFallback: ArchiveClassFallback = .refuse
+
     private(set) var entries: [Entry] = []
     private var entryByType: [ObjectIdentifier: Int] = [:]
     private var familyAliases: [ObjectIdentifier: Int] = [:]
@@ -185,10 +196,106 @@ public struct ArchiveRegistry: Sendable {
         family.includesDescendants ? entries[index].ancestors.contains(family.entry) : index == family.entry
     }
 
+    /// The nearest name after the first in `chain` that is registered and admitted for
+    /// `family`, when the fallback policy allows it.
+    func fallbackEntry(chain: [String], family: (entry: Int, includesDescendants: Bool)) -> (entry: Int, name: String)? {
+        guard classFallback == .nearestRegisteredAncestor else { return nil }
+        for name in chain.dropFirst() {
+            if let entry = entry(named: name), admits(entry, family: family) { return (entry, name) }
+        }
+        return nil
+    }
+
+    /// The nearest name after the first in `chain` that maps to the Foundation class `kind`,
+    /// when the fallback policy allows it.
+    func fallbackFoundationClass(chain: [String], kind: FoundationClass) -> String? {
+        guard classFallback == .nearestRegisteredAncestor else { return nil }
+        return chain.dropFirst().first { foundationClass(named: $0) == kind }
+    }
+
+    /// How to admit an unregistered class name for a requested family, for refusals.
+    func remedy(admitting name: String, family: (entry: Int, includesDescendants: Bool), requested: String) -> String {
+        let root = entries[family.entry]
+        let literal = Self.swiftLiteral(name)
+        if family.includesDescendants {
+            return "registry.register(YourType.self, className: \(literal), superclass: \(root.typeName).self) — only if that class really is a kind of \(requested)"
+        }
+        return "registry.register(\(root.typeName).self, aliases: [\(literal)]) — only if that class really is a \(root.typeName)"
+    }
+
+    /// How to admit a Foundation class name, for refusals.
+    static func remedy(admitting name: String, kind: FoundationClass) -> String {
+        "registry.addAlias(\(swiftLiteral(name)), for: .\(kind.rawValue)) — only if that class really is a \(kind.defaultNames.first ?? "")"
+    }
+
+    /// A class name as a Swift string literal (escaped, and cut short when hostile-long).
+    static func swiftLiteral(_ name: String) -> String {
+        var text = "\""
+        for scalar in name.unicodeScalars.prefix(128) {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                text += "\\u{\(String(scalar.value, radix: 16))}"
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + (name.unicodeScalars.count > 128 ? "…\"" : "\"")
+    }
+
     /// Archived names admitted for a requested type, for error messages.
     func admittedNames(family: (entry: Int, includesDescendants: Bool)) -> [String] {
         entries.indices.filter { admits($0, family: family) }.flatMap { [entries[$0].className] + entries[$0].aliases }
     }
+}
+
+/// Which kinds of plain property-list values an ``ArchiveRegistry`` admits (see
+/// ``ArchiveRegistry/primitives``).
+///
+/// NSKeyedArchiver stores `NSString`, `NSNumber` and `NSData` values as bare property-list
+/// values with no class, so a secure unarchiver cannot check a class name for them; what it can
+/// check is that the Swift type asked for is one these values map to, and that the kind is one
+/// the application accepts. That is the whole policy: there is no "any object" entry, and a
+/// plain value never stands in for a model, a collection, a date object or a URL.
+public struct ArchivePrimitivePolicy: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// Plain strings, for `String` (NSString).
+    public static let strings = ArchivePrimitivePolicy(rawValue: 1 << 0)
+    /// Plain integers, for the integer types and `Double`/`Float` (NSNumber).
+    public static let integers = ArchivePrimitivePolicy(rawValue: 1 << 1)
+    /// Plain reals, for `Double`/`Float` (NSNumber).
+    public static let reals = ArchivePrimitivePolicy(rawValue: 1 << 2)
+    /// Plain booleans, for `Bool` (NSNumber).
+    public static let booleans = ArchivePrimitivePolicy(rawValue: 1 << 3)
+    /// Plain data, for `Data`/`[UInt8]` (NSData).
+    public static let data = ArchivePrimitivePolicy(rawValue: 1 << 4)
+    /// Plain property-list dates, for `Date` (NSKeyedArchiver writes NSDate as an object with
+    /// `NS.time`; a bare date is legal but unusual).
+    public static let dates = ArchivePrimitivePolicy(rawValue: 1 << 5)
+
+    /// Every kind: the default, and what NSKeyedUnarchiver does.
+    public static let all: ArchivePrimitivePolicy = [.strings, .integers, .reals, .booleans, .data, .dates]
+
+    /// The kind's name as the command line spells it (`--primitives strings,integers`).
+    public static let names: [(name: String, kind: ArchivePrimitivePolicy)] = [
+        ("strings", .strings), ("integers", .integers), ("reals", .reals),
+        ("booleans", .booleans), ("data", .data), ("dates", .dates),
+    ]
+}
+
+/// What decoding does with an archived class name that no registration names.
+public enum ArchiveClassFallback: Hashable, Sendable {
+    /// Refuse the object (``ArchiveError/Code/classNotAllowed``). The default.
+    case refuse
+    /// Decode the object as the nearest class in its archived `$classes` chain that is
+    /// registered *and* admitted for the requested type — for archives written by a newer or
+    /// renamed version of a class (`MyAppV2.Glider` whose chain continues `Glider`, `Airplane`).
+    /// Opt-in, because it takes the archive's word for the ancestry: the object is still only
+    /// ever created as a registered, admitted type, but fields its real class added are
+    /// ignored. A class name that *is* registered is never re-interpreted through its chain.
+    case nearestRegisteredAncestor
 }
 
 /// Foundation classes with a built-in Swift mapping.

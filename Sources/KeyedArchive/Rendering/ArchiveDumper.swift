@@ -11,11 +11,26 @@ public enum ArchiveDumper {
     /// The tree of an archive read from binary or XML property-list bytes.
     /// - Throws: ``ArchiveError`` when the bytes are not a valid keyed archive.
     public static func dump(_ bytes: [UInt8], options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
-        dump(try ArchiveGraph(bytes: bytes, options: options))
+        try dump(try ArchiveGraph(bytes: bytes, options: options), budget: options.maximumExpansionCount)
+    }
+
+    /// Like `dump(_ graph:)`, but stops with ``ArchiveError/Code/budgetExceeded`` once
+    /// it would produce more than `budget` nodes (objects, values and back-reference markers):
+    /// the expansion budget of ``ArchiveReadingOptions/maximumExpansionCount``.
+    public static func dump(_ graph: ArchiveGraph, budget: Int) throws(ArchiveError) -> String {
+        guard let text = dump(graph, nodeBudget: budget) else {
+            throw ArchiveError(.budgetExceeded, "rendering the graph would produce more than \(budget) nodes (maximumExpansionCount)")
+        }
+        return text
     }
 
     /// The tree of an already validated graph.
     public static func dump(_ graph: ArchiveGraph) -> String {
+        // Without a budget the walk always finishes.
+        dump(graph, nodeBudget: .max) ?? ""
+    }
+
+    private static func dump(_ graph: ArchiveGraph, nodeBudget: Int) -> String? {
         var sink = DumpSink()
         sink.out.append("\(graph.archiver), version \(graph.version), \(graph.objects.count) objects\n")
         var classLines = RenderBuffer()
@@ -52,7 +67,7 @@ public enum ArchiveDumper {
         sink.out.append("classes (\(classCount)):\n")
         sink.out.bytes.append(contentsOf: classLines.bytes)
         sink.out.append("top:\n")
-        ArchiveGraphWalker(graph: graph).walk(into: &sink)
+        guard ArchiveGraphWalker(graph: graph).walk(into: &sink, budget: nodeBudget) else { return nil }
         return String(decoding: sink.out.bytes, as: UTF8.self)
     }
 }

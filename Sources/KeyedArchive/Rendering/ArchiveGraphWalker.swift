@@ -55,10 +55,16 @@ struct ArchiveGraphWalker {
         case top(String, PropertyListValue)
     }
 
-    func walk<Sink: ArchiveWalkSink>(into sink: inout Sink) {
+    /// Walks the graph; false when it stopped because it would produce more than `budget`
+    /// nodes (the expansion budget: every step yields at most one node).
+    @discardableResult
+    func walk<Sink: ArchiveWalkSink>(into sink: inout Sink, budget: Int = .max) -> Bool {
         var expanded = [Bool](repeating: false, count: graph.objects.count)
         var stack: [Work] = graph.top.reversed().map { .top($0.key, $0.value) }
+        var steps = 0
         while let work = stack.popLast() {
+            steps += 1
+            if steps > budget { return false }
             switch work {
             case .top(let key, let value):
                 stack.append(.value(.key(key), value, depth: 0))
@@ -85,6 +91,7 @@ struct ArchiveGraphWalker {
                 }
             }
         }
+        return true
     }
 
     private func pushContainer<Sink: ArchiveWalkSink>(_ label: ArchiveWalkLabel, kind: ArchiveWalkContainer, uid: Int?, elements: [PropertyListValue], depth: Int, stack: inout [Work], sink: inout Sink) {

@@ -18,11 +18,26 @@ public enum ArchiveJSONRenderer {
     /// JSON for an archive read from binary or XML property-list bytes.
     /// - Throws: ``ArchiveError`` when the bytes are not a valid keyed archive.
     public static func render(_ bytes: [UInt8], options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
-        render(try ArchiveGraph(bytes: bytes, options: options))
+        try render(try ArchiveGraph(bytes: bytes, options: options), budget: options.maximumExpansionCount)
+    }
+
+    /// Like `render(_ graph:)`, but stops with ``ArchiveError/Code/budgetExceeded`` once
+    /// it would produce more than `budget` nodes (objects, values and back-reference markers):
+    /// the expansion budget of ``ArchiveReadingOptions/maximumExpansionCount``.
+    public static func render(_ graph: ArchiveGraph, budget: Int) throws(ArchiveError) -> String {
+        guard let text = render(graph, nodeBudget: budget) else {
+            throw ArchiveError(.budgetExceeded, "rendering the graph would produce more than \(budget) nodes (maximumExpansionCount)")
+        }
+        return text
     }
 
     /// JSON for an already validated graph; the text ends with a newline.
     public static func render(_ graph: ArchiveGraph) -> String {
+        // Without a budget the walk always finishes.
+        render(graph, nodeBudget: .max) ?? ""
+    }
+
+    private static func render(_ graph: ArchiveGraph, nodeBudget: Int) -> String? {
         var sink = JSONSink()
         sink.out.append("{\n  \"$archiver\": ")
         sink.out.appendJSONString(graph.archiver)
@@ -44,7 +59,7 @@ public enum ArchiveJSONRenderer {
         }
         sink.out.append(first ? "},\n  \"$top\": {" : "\n  },\n  \"$top\": {")
         sink.needsComma = [false]
-        ArchiveGraphWalker(graph: graph).walk(into: &sink)
+        guard ArchiveGraphWalker(graph: graph).walk(into: &sink, budget: nodeBudget) else { return nil }
         sink.out.append(graph.top.isEmpty ? "}\n}\n" : "\n  }\n}\n")
         return String(decoding: sink.out.bytes, as: UTF8.self)
     }

@@ -1,0 +1,64 @@
+import KeyedArchive
+
+/// `keyedarchive validate FILE --allow A,B,…`: would a registry admitting exactly these
+/// classes decode every object of this archive? Prints one line per refusal (class, its
+/// `$classes` chain, key path, UID and what would admit it) and exits 0 only when there is none.
+struct ValidateCommand: ToolCommand {
+    static let name = "validate"
+    static let synopsis = "validate FILE --allow NAME[,NAME…] [--primitives KIND,…|none]\n" +
+        "                        check every object's class against an allowlist (exit 0: all admitted)"
+
+    var path: String
+    var allowlist: ArchiveClassAllowlist
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try ParsedArguments(arguments, valued: ["--allow", "--primitives"])
+        guard parsed.positionals.count == 1 else {
+            throw UsageError(message: "expected exactly one FILE (or - for standard input), got \(parsed.positionals.count)")
+        }
+        guard let allowed = parsed.options["--allow"] else {
+            throw UsageError(message: "--allow NAME[,NAME…] is required (an empty list admits only plain values: --allow '')")
+        }
+        let names = allowed.split(separator: ",", omittingEmptySubsequences: true).map { String($0) }
+        var primitives = ArchivePrimitivePolicy.all
+        if let kinds = parsed.options["--primitives"] {
+            primitives = []
+            if kinds != "none" {
+                for kind in kinds.split(separator: ",", omittingEmptySubsequences: true) {
+                    guard let known = ArchivePrimitivePolicy.names.first(where: { $0.name == kind }) else {
+                        let all = ArchivePrimitivePolicy.names.map(\.name).joined(separator: ", ")
+                        throw UsageError(message: "unknown primitive kind '\(kind)' in --primitives (known: \(all), or none)")
+                    }
+                    primitives.insert(known.kind)
+                }
+            }
+        }
+        path = parsed.positionals[0]
+        allowlist = ArchiveClassAllowlist(classNames: names, primitives: primitives)
+    }
+
+    func run() throws -> Int32 {
+        let bytes = try readInput(path)
+        let graph: ArchiveGraph
+        do {
+            graph = try ArchiveGraph(bytes: bytes)
+        } catch {
+            throw InputError(message: "\(path): \(error)")
+        }
+        let report = allowlist.check(graph)
+        if report.admitsEverything {
+            writeStandardOutput(Array("\(path): admitted: all \(report.checkedObjectCount) reachable objects\n".utf8))
+            return ExitStatus.success
+        }
+        var text = ""
+        for refusal in report.refusals {
+            text += "\(path): refused: \(refusal)\n"
+        }
+        if report.refusalCount > report.refusals.count {
+            text += "\(path): … and \(report.refusalCount - report.refusals.count) more refusals\n"
+        }
+        text += "\(path): \(report.refusalCount) of \(report.checkedObjectCount) reachable objects refused\n"
+        writeStandardError(text)
+        return ExitStatus.failure
+    }
+}
