@@ -2,7 +2,8 @@ import KeyedArchive
 
 /// `keyedarchive validate FILE --allow A,B,…`: would a registry admitting exactly these
 /// classes decode every object of this archive? Prints one line per refusal (class, its
-/// `$classes` chain, key path, UID and what would admit it) and exits 0 only when there is none.
+/// `$classes` chain, key path, UID and what would admit it) on standard output, one summary
+/// line on standard error, and exits 0 only when there is none.
 struct ValidateCommand: ToolCommand {
     static let name = "validate"
     static let synopsis = "validate FILE --allow NAME[,NAME…] [--primitives KIND,…|none]\n" +
@@ -50,15 +51,17 @@ struct ValidateCommand: ToolCommand {
             writeStandardOutput(Array("\(path): admitted: all \(report.checkedObjectCount) reachable objects\n".utf8))
             return ExitStatus.success
         }
+        // The refusals are the command's output (stdout); standard error gets the one-line
+        // verdict, as for every other failure of the tool.
         var text = ""
         for refusal in report.refusals {
-            text += "\(path): refused: \(refusal)\n"
+            text += "refused: \(refusal)\n"
         }
         if report.refusalCount > report.refusals.count {
-            text += "\(path): … and \(report.refusalCount - report.refusals.count) more refusals\n"
+            text += "… and \(report.refusalCount - report.refusals.count) more refusals\n"
         }
-        text += "\(path): \(report.refusalCount) of \(report.checkedObjectCount) reachable objects refused\n"
-        writeStandardError(text)
+        writeStandardOutput(Array(text.utf8))
+        writeStandardError("keyedarchive validate: \(path): \(report.refusalCount) of \(report.checkedObjectCount) reachable objects refused\n")
         return ExitStatus.failure
     }
 }

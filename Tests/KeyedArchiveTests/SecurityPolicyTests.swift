@@ -185,6 +185,25 @@ import Testing
         #expect(Self.error { () throws(ArchiveError) in _ = try KeyedUnarchiver.unarchive([String].self, from: bytes, registry: ArchiveRegistry(), options: options) }?.code == .budgetExceeded)
     }
 
+    @Test func objectCountAndElementBudgets() throws {
+        // 5 strings: $null, the array, its class dictionary and the strings = 8 $objects
+        // entries; decoding [String] produces 5 elements.
+        let bytes = try Self.stringArray(count: 5)
+        var options = ArchiveReadingOptions()
+        options.maximumObjectCount = 8
+        #expect(try ArchiveGraph(bytes: bytes, options: options).objects.count == 8)
+        options.maximumObjectCount = 7
+        #expect(Self.error { () throws(ArchiveError) in _ = try ArchiveGraph(bytes: bytes, options: options) }?.code == .budgetExceeded)
+
+        options = ArchiveReadingOptions()
+        options.maximumElementCount = 5
+        #expect(try KeyedUnarchiver.unarchive([String].self, from: bytes, registry: ArchiveRegistry(), options: options).count == 5)
+        options.maximumElementCount = 4
+        let refused = Self.error { () throws(ArchiveError) in _ = try KeyedUnarchiver.unarchive([String].self, from: bytes, registry: ArchiveRegistry(), options: options) }
+        #expect(refused?.code == .budgetExceeded)
+        #expect(refused?.uid == PropertyListUID(1))
+    }
+
     @Test func valueByteBudget() throws {
         let bytes = try Self.stringArray(count: 2, length: 100)
         var options = ArchiveReadingOptions()

@@ -42,6 +42,37 @@ import Testing
         return Run(status: process.terminationStatus, output: outputData, error: String(decoding: errorData, as: UTF8.self))
     }
 
+    @Test func validateAdmitsOrExplainsEachRefusal() throws {
+        let fleet = Self.packageRoot.appendingPathComponent("Fixtures/fleet.plist").path
+        let all = "Pilot,Airplane,Glider,PoweredAirplane,NSArray,NSDictionary,NSDate"
+        let admitted = try Self.run(["validate", fleet, "--allow", all])
+        #expect(admitted.status == 0, "\(admitted.error)")
+        #expect(String(decoding: admitted.output, as: UTF8.self).contains("admitted"))
+
+        // Without Glider and NSDate: each refused object on its own line with its class chain,
+        // key path, UID and the --allow that would admit it; exit status 1.
+        let refused = try Self.run(["validate", fleet, "--allow", "Pilot,Airplane,PoweredAirplane,NSArray,NSDictionary"])
+        #expect(refused.status == 1)
+        let lines = String(decoding: refused.output, as: UTF8.self).split(separator: "\n")
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0.hasPrefix("refused: classNotAllowed at root[") && $0.contains("(object #") && $0.contains("--allow ") })
+        #expect(lines.contains { $0.contains("class Glider is not in the allowlist [classes: Glider < Airplane < NSObject]") && $0.hasSuffix("--allow Glider") })
+        #expect(lines.contains { $0.contains(".licenseDate") && $0.hasSuffix("--allow NSDate") })
+        #expect(refused.error.split(separator: "\n").count == 1)
+        #expect(refused.error.contains("reachable objects refused"))
+
+        // The primitive policy: the fleet's names and model strings are plain strings.
+        let noStrings = try Self.run(["validate", fleet, "--allow", all, "--primitives", "integers,reals,booleans,data,dates"])
+        #expect(noStrings.status == 1)
+        #expect(String(decoding: noStrings.output, as: UTF8.self).contains("primitive policy does not admit plain strings"))
+        #expect(try Self.run(["validate", fleet, "--allow", all, "--primitives", "texts"]).status == 2)
+        #expect(try Self.run(["validate", fleet]).status == 2)
+        // Not an archive: one line, status 1.
+        let notArchive = try Self.run(["validate", "-", "--allow", "X"], input: Data("<plist><true/></plist>".utf8))
+        #expect(notArchive.status == 1)
+        #expect(notArchive.error.contains("invalidArchiveHeader"))
+    }
+
     @Test func usageErrorsExitWithTwo() throws {
         #expect(try Self.run([]).status == 2)
         #expect(try Self.run(["frobnicate"]).status == 2)
