@@ -128,7 +128,9 @@ final class ArchiveDecodingSession {
         }
         let archivedChain = graph.classDescriptor(of: PropertyListUID(UInt64(uid)))?.classes ?? []
         guard let family = registry.family(forRequested: T.self) else {
-            throw error(.typeNotRegistered, "\(T.self) is not registered in the archive registry, so nothing is admitted for it", uid: uid, classChain: archivedChain)
+            throw ArchiveError(.typeNotRegistered, "\(T.self) is not registered in the archive registry, so nothing is admitted for it",
+                               keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: archivedChain,
+                               remedy: "registry.register(\(T.self).self) before decoding it (or registerFamily for a protocol)")
         }
         guard case .instance(let instance) = graph.objects[uid],
               case .classDescriptor(let descriptor) = graph.objects[Int(instance.classUID.value)] else {
