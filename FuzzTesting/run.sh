@@ -3,11 +3,20 @@
 #
 #   FuzzTesting/run.sh [seconds-per-target] [target...]      (default: 60 seconds, every target)
 #
-# Targets: binary (FuzzTesting/BinaryPlistFuzzer.swift), xml (FuzzTesting/XMLPlistFuzzer.swift).
-# Targets run one after the other, never in parallel. Each is compiled with
+# Targets: binary (FuzzTesting/BinaryPlistFuzzer.swift), xml (FuzzTesting/XMLPlistFuzzer.swift),
+# archive (FuzzTesting/ArchiveGraphFuzzer.swift: ArchiveGraph and its renderers), typed
+# (FuzzTesting/TypedFleetFuzzer.swift: the fleet models through their ArchiveRegistry).
+# Targets run one after the other. Each is compiled as one module with
 # `swiftc -sanitize=fuzzer,address -parse-as-library -O` over its sources plus
-# FuzzTesting/FuzzSupport.swift into .build-fuzz/ (gitignored), seeded with every plist under
-# Fixtures/ (less FuzzTesting/seed-exclude.txt: known open findings) and, when present,
+# FuzzTesting/FuzzSupport.swift into .build-fuzz/ (gitignored): binary and xml as module
+# PropertyListFuzz over Sources/PropertyList; archive and typed as module KeyedArchive over
+# Sources/PropertyList + Sources/KeyedArchive (their `import PropertyList` lines dropped in the
+# snapshot) + FuzzTesting/FuzzArchiveSupport.swift, and typed also over the test suite's
+# Tests/KeyedArchiveTests/Models/FleetModels.swift (its `import KeyedArchive` then names its own
+# module, which Swift ignores with a warning). Each target is
+# seeded with every plist under Fixtures/ (the hostile archives of Fixtures/hostile/archive and
+# the inputs of Fixtures/fuzz-findings whatever their extension; less
+# FuzzTesting/seed-exclude.txt: known open findings) and, when present,
 # ../shared/fixtures/apple — copied into a temporary folder outside
 # the repository, never into it — and run with -max_total_time, -rss_limit_mb=2048 and
 # -timeout=10. Logs are kept in .build-fuzz/logs/; crash, leak, timeout and OOM inputs in
@@ -25,13 +34,23 @@ export SWIFT_BACKTRACE=enable=no
 seconds="${1:-60}"
 if [ $# -gt 0 ]; then shift; fi
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(binary xml); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(binary xml archive typed); fi
 
 harness_for() {
   case "$1" in
     binary) echo FuzzTesting/BinaryPlistFuzzer.swift ;;
     xml) echo FuzzTesting/XMLPlistFuzzer.swift ;;
-    *) echo "unknown fuzz target '$1' (known: binary xml)" >&2; return 2 ;;
+    archive) echo FuzzTesting/ArchiveGraphFuzzer.swift ;;
+    typed) echo FuzzTesting/TypedFleetFuzzer.swift ;;
+    *) echo "unknown fuzz target '$1' (known: binary xml archive typed)" >&2; return 2 ;;
+  esac
+}
+for target in "${targets[@]}"; do harness_for "$target" > /dev/null; done
+
+module_for() {
+  case "$1" in
+    binary | xml) echo PropertyListFuzz ;;
+    archive | typed) echo KeyedArchive ;;
   esac
 }
 
@@ -40,6 +59,13 @@ harness_for() {
 sources_for() {
   case "$1" in
     binary | xml) find "$work/src/Sources/PropertyList" -name '*.swift' | LC_ALL=C sort ;;
+    archive)
+      find "$work/src/Sources/PropertyList" "$work/src/Sources/KeyedArchive" -name '*.swift' | LC_ALL=C sort
+      echo FuzzTesting/FuzzArchiveSupport.swift ;;
+    typed)
+      find "$work/src/Sources/PropertyList" "$work/src/Sources/KeyedArchive" -name '*.swift' | LC_ALL=C sort
+      echo "$work/src/Tests/KeyedArchiveTests/Models/FleetModels.swift"
+      echo FuzzTesting/FuzzArchiveSupport.swift ;;
   esac
 }
 
@@ -50,16 +76,22 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/src"
 if [ "${FUZZ_SOURCE:-HEAD}" = worktree ]; then
   cp -R Sources "$work/src/"
+  mkdir -p "$work/src/Tests/KeyedArchiveTests/Models"
+  cp Tests/KeyedArchiveTests/Models/FleetModels.swift "$work/src/Tests/KeyedArchiveTests/Models/"
   echo "== sources: working tree (based on $(git rev-parse --short HEAD))"
 else
-  git archive HEAD Sources | tar -x -C "$work/src"
+  git archive HEAD Sources Tests/KeyedArchiveTests/Models/FleetModels.swift | tar -x -C "$work/src"
   echo "== sources: commit $(git rev-parse --short HEAD)"
 fi
+# The keyed-archive targets compile both libraries as one module.
+find "$work/src/Sources/KeyedArchive" -name '*.swift' -exec sed -i 's/^import PropertyList$/\/\/ import PropertyList (one module when fuzzing)/' {} +
 
 # Seed corpus: our fixtures, and the Apple corpus beside the repository when it is there.
 seeds="$work/seeds"
 mkdir -p "$seeds"
-find Fixtures -type f \( -name '*.plist' -o -name '*.bplist' -o -name '*.xml' \) -size -1024k | while read -r path; do
+find Fixtures -type f \( -name '*.plist' -o -name '*.bplist' -o -name '*.xml' \
+  -o \( \( -path 'Fixtures/hostile/archive/*' -o -path 'Fixtures/fuzz-findings/*' \) \
+        ! -name '*.md' ! -name '*.tsv' ! -name '*.py' ! -name '*.txt' \) \) -size -1024k | while read -r path; do
   if grep -qxF "$(basename "$path")" FuzzTesting/seed-exclude.txt; then continue; fi
   cp "$path" "$seeds/$(echo "$path" | tr '/' '_')"
 done
@@ -75,10 +107,14 @@ for target in "${targets[@]}"; do
   harness=$(harness_for "$target")
   binary=.build-fuzz/$target-fuzzer
   echo "== building $binary"
+  build_start=$(date +%s)
   # shellcheck disable=SC2046
-  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name PropertyListFuzz \
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$(module_for "$target")" \
     $(sources_for "$target") FuzzTesting/FuzzSupport.swift "$harness" -o "$binary" 2>&1 |
-    { grep -v "ld.gold: warning: Cannot export local symbol" || true; }
+    { grep -v -e "ld.gold: warning: Cannot export local symbol" -e "is part of module 'KeyedArchive'; ignoring import" \
+        -e "^ *[0-9]* | " -e "^ *| " -e "^ *\`- warning" || true; }
+  [ -x "$binary" ] && [ "$binary" -nt "$harness" ] || { echo "!! $target: build failed" >&2; exit 2; }
+  echo "== built $binary in $(( $(date +%s) - build_start ))s"
 
   corpus="$work/$target-corpus"
   mkdir -p "$corpus" "$work/$target-artifacts"

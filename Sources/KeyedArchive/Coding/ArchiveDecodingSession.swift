@@ -226,6 +226,13 @@ final class ArchiveDecodingSession {
         deferred.append((path, work))
     }
 
+    /// Drops the back-references of a failed decode. Their closures hold decoders, which hold
+    /// this session: kept, they would leak the session, its graph and every object decoded
+    /// (fuzz finding F4).
+    func discardDeferred() {
+        deferred.removeAll()
+    }
+
     /// Runs the back-references registered while decoding, once every object they may point to
     /// has been built. Work may register more work; it runs in registration order.
     func resolveDeferred() throws(ArchiveError) {

@@ -45,6 +45,7 @@ public final class KeyedUnarchiver {
             return result
         } catch {
             session.failed = true
+            session.discardDeferred()
             throw error
         }
     }

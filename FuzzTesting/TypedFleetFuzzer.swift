@@ -1,0 +1,268 @@
+// libFuzzer target `typed`: typed decoding of the fleet models (Tests/KeyedArchiveTests/Models/
+// FleetModels.swift, compiled in unchanged) through their ArchiveRegistry. Built by
+// FuzzTesting/run.sh with FuzzSupport.swift, FuzzArchiveSupport.swift and the PropertyList and
+// KeyedArchive sources, as one module.
+//
+// For every input, through `Fleet.registry` (classes Pilot, Airplane, PoweredAirplane, Glider)
+// as `[Pilot]`, `Pilot`, `[Airplane]` and `Airplane`, and through `Fleet.valueRegistry` (the
+// struct family) as `[PilotValue]`, `PilotValue` and `any AirplaneRecord`:
+//   - decoding fails with an ArchiveError (never a trap), of a code typed decoding documents,
+//     located (key path or UID inside `$objects`) where the fault is an object's; bytes the
+//     generic view refuses are refused by typed decoding with the same error; or
+//   - decoding succeeds on a graph the generic view accepts, and then: re-archiving with
+//     KeyedArchiver (binary and XML) succeeds, decoding that gives a graph equal to the first
+//     in value (strings compared by Unicode scalars, numbers and dates exactly) and in sharing
+//     structure (which objects are the same instance, including the weak owner back-references),
+//     and archiving the second decode gives the same bytes as archiving the first.
+// Any crash, sanitizer report (leaks included: a decoded graph must be freed), timeout,
+// out-of-memory or failed check is a finding (Docs/Fuzzing.md).
+
+import Foundation
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func typedFleetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let options = FuzzArchiveOptions.reading
+
+    let graph: ArchiveGraph
+    switch Result(catching: { () throws(ArchiveError) in try ArchiveGraph(bytes: bytes, options: options) }) {
+    case .success(let parsed):
+        graph = parsed
+    case .failure(let error):
+        switch Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(bytes: bytes, registry: Fleet.registry, options: options) }) {
+        case .success: fuzzFinding("KeyedUnarchiver accepted bytes ArchiveGraph refuses with \(error)")
+        case .failure(let again): guard again == error, again.message == error.message else { fuzzFinding("KeyedUnarchiver and ArchiveGraph refuse differently: \(again) vs \(error)") }
+        }
+        return 0
+    }
+
+    TypedFleet.run(graph: graph, options: options)
+    return 0
+}
+
+enum TypedFleet {
+    static func run(graph: ArchiveGraph, options: ArchiveReadingOptions) {
+        // The class family.
+        classes([Pilot].self, graph: graph, options: options, shape: { FleetShape.pilots($0) })
+        classes(Pilot.self, graph: graph, options: options, shape: { FleetShape.pilots([$0]) })
+        classes([Airplane].self, graph: graph, options: options, shape: { FleetShape.airplanes($0) })
+        classes(Airplane.self, graph: graph, options: options, shape: { FleetShape.airplanes([$0]) })
+        // The struct family.
+        classes([PilotValue].self, registry: Fleet.valueRegistry, graph: graph, options: options, shape: { FleetShape.pilotValues($0) })
+        classes(PilotValue.self, registry: Fleet.valueRegistry, graph: graph, options: options, shape: { FleetShape.pilotValues([$0]) })
+        family(graph: graph, options: options)
+    }
+
+    /// Decodes `T` at `root`; on success re-archives and compares.
+    static func classes<T: ArchiveObjectCodable>(_ type: T.Type, registry: ArchiveRegistry = Fleet.registry, graph: ArchiveGraph, options: ArchiveReadingOptions, shape: (T) -> [FleetShape.Token]) {
+        let what = "\(T.self)"
+        let first: T
+        switch Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(graph: graph, registry: registry, options: options).decode(type) }) {
+        case .failure(let error):
+            checkDecodingError(error, graph: graph, what)
+            return
+        case .success(let value):
+            first = value
+        }
+        let expected = shape(first)
+        for format in [ArchiveFormat.binary, .xml] {
+            let written: [UInt8]
+            switch Result(catching: { () throws(ArchiveError) in try KeyedArchiver.archive(first, registry: registry, format: format, options: .default) }) {
+            case .success(let bytes): written = bytes
+            case .failure(let error):
+                fuzzFinding("\(what): re-archiving (\(format)) what was decoded failed: \(error)")
+            }
+            let second: T
+            switch Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver.unarchive(type, from: written, registry: registry, options: options) }) {
+            case .success(let value): second = value
+            case .failure(let error): fuzzFinding("\(what): our own archive (\(format)) does not decode: \(error)")
+            }
+            let actual = shape(second)
+            guard actual == expected else {
+                fuzzFinding("\(what): decode → archive (\(format)) → decode changed the graph\nfirst:  \(expected.prefix(60))\nsecond: \(actual.prefix(60))")
+            }
+            if format == .binary {
+                guard (try? KeyedArchiver.archive(second, registry: registry, format: .binary, options: .default)) == written else {
+                    fuzzFinding("\(what): archiving the re-decoded graph gives other bytes")
+                }
+            }
+        }
+    }
+
+    /// The struct family at `root`, requested as its protocol.
+    static func family(graph: ArchiveGraph, options: ArchiveReadingOptions) {
+        let what = "any AirplaneRecord"
+        let first: any AirplaneRecord
+        switch Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(graph: graph, registry: Fleet.valueRegistry, options: options).decodeObject(of: (any AirplaneRecord).self) }) {
+        case .failure(let error):
+            checkDecodingError(error, graph: graph, what)
+            return
+        case .success(let value):
+            first = value
+        }
+        let expected = FleetShape.airplaneValues([first])
+        let written: [UInt8]
+        switch Result(catching: { () throws(ArchiveError) in try KeyedArchiver.archive(first, registry: Fleet.valueRegistry) }) {
+        case .success(let bytes): written = bytes
+        case .failure(let error): fuzzFinding("\(what): re-archiving what was decoded failed: \(error)")
+        }
+        switch Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(bytes: written, registry: Fleet.valueRegistry, options: options).decodeObject(of: (any AirplaneRecord).self) }) {
+        case .success(let second):
+            guard FleetShape.airplaneValues([second]) == expected else { fuzzFinding("\(what): decode → archive → decode changed the value") }
+        case .failure(let error): fuzzFinding("\(what): our own archive does not decode: \(error)")
+        }
+    }
+
+    static let typedCodes: Set<ArchiveError.Code> = [
+        .classNotAllowed, .typeNotRegistered, .typeMismatch, .valueNotFound, .valueOutOfRange,
+        .cyclicReference, .depthLimitExceeded, .budgetExceeded, .duplicateKey, .invalidReference,
+        .invalidClassReference, .invalidClassDescriptor,
+    ]
+
+    static func checkDecodingError(_ error: ArchiveError, graph: ArchiveGraph, _ what: String) {
+        // The models only rethrow what the decoder throws, so `modelError` (a model's own error)
+        // and `invalidState` (misuse of the decoder) cannot be right here.
+        guard typedCodes.contains(error.code) else { fuzzFinding("\(what): unexpected error code: \(error)") }
+        if error.code != .budgetExceeded, error.uid == nil, error.keyPath.components.isEmpty {
+            fuzzFinding("\(what): \(error) names neither a key path nor a UID")
+        }
+        if let uid = error.uid, uid.value >= UInt64(graph.objects.count) {
+            fuzzFinding("\(what): \(error) names #\(uid.value) of \(graph.objects.count) objects")
+        }
+        FuzzArchiveChecks.checkDescriptionIsBounded(error)
+    }
+}
+
+/// A decoded fleet as a flat list of tokens: values exactly (strings by Unicode scalars, dates
+/// by their seconds with NaN equal to NaN), and objects numbered in the order a depth-first walk
+/// first meets them, so that two graphs give the same tokens exactly when they are equal in
+/// value and in which references are to the same instance.
+enum FleetShape {
+    enum Token: Hashable, CustomStringConvertible {
+        case object(String, Int)
+        case reference(Int)
+        case string([UInt8])
+        case number(UInt64)
+        case date(UInt64)
+        case none
+        case count(Int)
+
+        var description: String {
+            switch self {
+            case .object(let type, let id): return "\(type)#\(id)"
+            case .reference(let id): return "->#\(id)"
+            case .string(let utf8): return "\"\(String(decoding: utf8.prefix(40), as: UTF8.self))\""
+            case .number(let value): return "\(value)"
+            case .date(let bits): return "date(\(Double(bitPattern: bits)))"
+            case .none: return "nil"
+            case .count(let count): return "[\(count)]"
+            }
+        }
+    }
+
+    struct Walk {
+        var tokens: [Token] = []
+        var ids: [ObjectIdentifier: Int] = [:]
+
+        /// Strings keep their exact scalars (Swift's `==` is canonical equivalence).
+        mutating func string(_ string: String) { tokens.append(.string(Array(string.utf8))) }
+
+        mutating func date(_ date: Date?) {
+            guard let date else { tokens.append(.none); return }
+            let seconds = date.timeIntervalSinceReferenceDate
+            tokens.append(.date(seconds.isNaN ? Double.nan.bitPattern : (seconds == 0 ? 0 : seconds.bitPattern)))
+        }
+
+        mutating func notes(_ notes: [String: String]) {
+            tokens.append(.count(notes.count))
+            for (key, value) in notes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                string(key)
+                string(value)
+            }
+        }
+
+        /// An object: its number if already met, else a new number and (later) its contents.
+        mutating func object(_ object: AnyObject?) {
+            guard let object else { tokens.append(.none); return }
+            if let id = ids[ObjectIdentifier(object)] {
+                tokens.append(.reference(id))
+                return
+            }
+            let id = ids.count
+            ids[ObjectIdentifier(object)] = id
+            tokens.append(.object(String(describing: type(of: object)), id))
+            switch object {
+            case let pilot as Pilot:
+                string(pilot.name)
+                date(pilot.licenseDate)
+                notes(pilot.notes)
+                tokens.append(.count(pilot.airplanes.count))
+                for airplane in pilot.airplanes { self.object(airplane) }
+            case let airplane as Airplane:
+                string(airplane.model)
+                string(airplane.registrationNumber)
+                tokens.append(.number(airplane.airframeHours))
+                if let powered = airplane as? PoweredAirplane {
+                    tokens.append(.number(UInt64(bitPattern: Int64(powered.engineHorsepower))))
+                    tokens.append(.number(powered.engineHours))
+                }
+                if let glider = airplane as? Glider {
+                    tokens.append(.number(glider.aerotowLaunchCount))
+                    tokens.append(.number(glider.winchLaunchCount))
+                }
+                self.object(airplane.owner)
+            default:
+                fuzzFinding("decoded an object of unexpected type \(type(of: object))")
+            }
+        }
+
+        mutating func record(_ record: any AirplaneRecord) {
+            tokens.append(.object(String(describing: type(of: record)), -1))
+            string(record.model)
+            string(record.registrationNumber)
+            tokens.append(.number(record.airframeHours))
+            if let powered = record as? PoweredAirplaneValue {
+                tokens.append(.number(UInt64(bitPattern: Int64(powered.engineHorsepower))))
+                tokens.append(.number(powered.engineHours))
+            }
+            if let glider = record as? GliderValue {
+                tokens.append(.number(glider.aerotowLaunchCount))
+                tokens.append(.number(glider.winchLaunchCount))
+            }
+        }
+    }
+
+    static func pilots(_ pilots: [Pilot]) -> [Token] {
+        var walk = Walk()
+        walk.tokens.append(.count(pilots.count))
+        for pilot in pilots { walk.object(pilot) }
+        return walk.tokens
+    }
+
+    static func airplanes(_ airplanes: [Airplane]) -> [Token] {
+        var walk = Walk()
+        walk.tokens.append(.count(airplanes.count))
+        for airplane in airplanes { walk.object(airplane) }
+        return walk.tokens
+    }
+
+    static func pilotValues(_ pilots: [PilotValue]) -> [Token] {
+        var walk = Walk()
+        walk.tokens.append(.count(pilots.count))
+        for pilot in pilots {
+            walk.tokens.append(.object("PilotValue", -1))
+            walk.string(pilot.name)
+            walk.date(pilot.licenseDate)
+            walk.notes(pilot.notes)
+            walk.tokens.append(.count(pilot.airplanes.count))
+            for airplane in pilot.airplanes { walk.record(airplane) }
+        }
+        return walk.tokens
+    }
+
+    static func airplaneValues(_ records: [any AirplaneRecord]) -> [Token] {
+        var walk = Walk()
+        for record in records { walk.record(record) }
+        return walk.tokens
+    }
+}
