@@ -52,4 +52,55 @@ import Testing
         let fuzzed = try Self.finding("typed-failed-decode-leak.fuzz.xml")
         #expect(try Self.sessionIsFreedAfterFailure([Pilot].self, bytes: fuzzed, registry: Fleet.registry))
     }
+
+    struct DuplicateKeyCase: Sendable, CustomStringConvertible {
+        let file: String
+        let code: ArchiveError.Code
+        let uid: UInt64?
+        var description: String { file }
+    }
+
+    static let duplicateKeyCases: [DuplicateKeyCase] = [
+        DuplicateKeyCase(file: "duplicate-class-key.bplist", code: .invalidClassReference, uid: 1),
+        DuplicateKeyCase(file: "duplicate-classname.bplist", code: .invalidClassDescriptor, uid: 2),
+        DuplicateKeyCase(file: "duplicate-objects.bplist", code: .invalidArchiveHeader, uid: nil),
+    ]
+
+    /// F5 (`archive` target): a reserved key stored twice in one dictionary — `$class` in an
+    /// instance, `$classname`/`$classes`/`$classhints` in a class dictionary, `$archiver`,
+    /// `$version`, `$objects` or `$top` in the root. Binary plists can hold duplicate keys; we
+    /// took the last, Core Foundation's binary reader (what NSKeyedUnarchiver reads with) keeps
+    /// the first, so `keyedarchive validate` could admit an object as `Pilot` that Apple decodes
+    /// as `Glider`, or check a different `$objects` altogether. Fixed: refused, located.
+    @Test(arguments: duplicateKeyCases)
+    func reservedKeysStoredTwiceAreRefused(_ testCase: DuplicateKeyCase) throws {
+        let bytes = try Self.finding(testCase.file)
+        // The property list itself is fine: only the archive is ambiguous.
+        _ = try PropertyListCodec.decode(bytes)
+        let error = #expect(throws: ArchiveError.self) { try ArchiveGraph(bytes: bytes) }
+        #expect(error?.code == testCase.code)
+        #expect(error?.uid?.value == testCase.uid)
+        #expect(error?.message.contains("appears 2 times") == true)
+        let typed = #expect(throws: ArchiveError.self) { try KeyedUnarchiver.unarchive(Pilot.self, from: bytes, registry: Fleet.registry) }
+        #expect(typed?.code == testCase.code)
+    }
+
+    /// The reason for F5, pinned: Foundation's binary reader keeps the first of two equal keys
+    /// (`{a: 1, a: 2}` reads as `{a: 1}`), its XML reader the last.
+    @Test func foundationKeepsTheFirstDuplicateKeyOfABinaryPlist() throws {
+        let binary = try Self.finding("duplicate-key-plain.bplist")
+        let read = try PropertyListSerialization.propertyList(from: Data(binary), format: nil) as? [String: Int]
+        #expect(read == ["a": 1])
+        let xml = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>a</key><integer>1</integer><key>a</key><integer>2</integer></dict></plist>"#
+        let readXML = try PropertyListSerialization.propertyList(from: Data(xml.utf8), format: nil) as? [String: Int]
+        #expect(readXML == ["a": 2])
+    }
+
+    /// The fuzzer's own input for F5 (a real-world-sized archive whose object #53 stores `$class` twice).
+    @Test func fuzzedArchiveWithTwoClassKeysIsRefused() throws {
+        let bytes = try Self.finding("duplicate-class-key.fuzz.bplist")
+        let error = #expect(throws: ArchiveError.self) { try ArchiveGraph(bytes: bytes) }
+        #expect(error?.code == .invalidClassReference)
+        #expect(error?.message.contains("$class appears") == true)
+    }
 }

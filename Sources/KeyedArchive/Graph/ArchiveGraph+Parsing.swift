@@ -53,6 +53,12 @@ extension ArchiveGraph {
         guard case .dictionary(let root) = propertyList else {
             throw ArchiveError(.invalidArchiveHeader, "the top of the property list is a \(propertyList.kindName), not a dictionary")
         }
+        for key in [ArchiveKeys.archiver, ArchiveKeys.version, ArchiveKeys.objects, ArchiveKeys.top] {
+            let occurrences = Self.occurrences(of: key, in: root)
+            guard occurrences <= 1 else {
+                throw ArchiveError(.invalidArchiveHeader, "\(key) appears \(occurrences) times\(Self.duplicateNote)")
+            }
+        }
         guard let archiverValue = root[ArchiveKeys.archiver] else {
             throw ArchiveError(.invalidArchiveHeader, "$archiver is missing")
         }
@@ -123,6 +129,10 @@ extension ArchiveGraph {
             case .date(let date): objects.append(.date(date))
             case .dictionary(let dictionary):
                 if let classValue = dictionary[ArchiveKeys.classKey] {
+                    let occurrences = Self.occurrences(of: ArchiveKeys.classKey, in: dictionary)
+                    guard occurrences == 1 else {
+                        throw ArchiveError(.invalidClassReference, "$class appears \(occurrences) times\(Self.duplicateNote)", uid: uid)
+                    }
                     guard case .uid(let classUID) = classValue else {
                         throw ArchiveError(.invalidClassReference, "$class is a \(classValue.kindName), expected a UID", uid: uid)
                     }
@@ -232,7 +242,23 @@ extension ArchiveGraph {
         }
     }
 
+    /// How many entries of a dictionary have exactly this key.
+    static func occurrences(of key: String, in dictionary: PropertyListDictionary) -> Int {
+        var count = 0
+        for entry in dictionary.entries where entry.key.isExactlyEqualTo(key) { count += 1 }
+        return count
+    }
+
+    /// Why a reserved key may appear only once (fuzz finding F5).
+    static let duplicateNote = "; readers disagree on which one counts (Core Foundation's binary reader keeps the first, its XML reader and ours the last), so the archive is ambiguous"
+
     static func classDescriptor(_ dictionary: PropertyListDictionary, uid: PropertyListUID, options: ArchiveReadingOptions = .default) throws(ArchiveError) -> ClassDescriptor {
+        for key in [ArchiveKeys.className, ArchiveKeys.classes, ArchiveKeys.classHints] {
+            let occurrences = occurrences(of: key, in: dictionary)
+            guard occurrences <= 1 else {
+                throw ArchiveError(.invalidClassDescriptor, "\(key) appears \(occurrences) times\(duplicateNote)", uid: uid)
+            }
+        }
         guard case .string(let name)? = dictionary[ArchiveKeys.className] else {
             let kind = dictionary[ArchiveKeys.className]?.kindName ?? "missing"
             throw ArchiveError(.invalidClassDescriptor, "$classname is \(kind), expected a string", uid: uid)
