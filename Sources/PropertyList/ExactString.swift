@@ -32,14 +32,18 @@ extension String {
     /// Equality of Unicode scalars, not canonical equivalence.
     @inline(__always)
     func isExactlyEqual(to other: String) -> Bool {
+        // The same bits are the same small string or the same storage: equal text.
+        if unsafeBitCast(self, to: (UInt64, UInt64).self) == unsafeBitCast(other, to: (UInt64, UInt64).self) { return true }
         let count = utf8.count
         guard count == other.utf8.count else { return false }
-        let compared: Bool? = utf8.withContiguousStorageIfAvailable { lhs in
-            other.utf8.withContiguousStorageIfAvailable { rhs in
-                guard let left = lhs.baseAddress, let right = rhs.baseAddress else { return count == 0 }
-                return memcmp(left, right, count) == 0
+        guard count > 0 else { return true }
+        // withUTF8 is free for native strings and copies a small string to the stack.
+        var left = self, right = other
+        return left.withUTF8 { lhs in
+            right.withUTF8 { rhs in
+                guard let l = lhs.baseAddress, let r = rhs.baseAddress else { return false }
+                return memcmp(l, r, count) == 0
             }
-        } ?? nil
-        return compared ?? utf8.elementsEqual(other.utf8)
+        }
     }
 }

@@ -22,10 +22,12 @@ public enum PropertyListCodec {
     /// The format of `bytes` by its first bytes, or nil if it is neither.
     public static func detectFormat(_ bytes: UnsafeRawBufferPointer) -> PropertyListFormat? {
         if BinaryPropertyListReader.hasBinaryHeader(bytes) { return .binary }
-        // XML may start with a BOM, whitespace, or a UTF-16 byte-order mark; the XML reader
-        // checks the rest.
+        // XML may start with whitespace or a byte-order mark (UTF-8, UTF-16 either order, or
+        // UTF-32 either order, the marks XMLInputEncoding converts); the XML reader checks the rest.
         var index = 0
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        // UTF-32LE (FF FE 00 00) is caught by the UTF-16LE test; UTF-32BE starts 00 00 FE FF.
+        if bytes.count >= 4, bytes[0] == 0x00, bytes[1] == 0x00, bytes[2] == 0xFE, bytes[3] == 0xFF { return .xml }
         if bytes.count >= 2, (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE) { return .xml }
         while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
         if index < bytes.count, bytes[index] == UInt8(ascii: "<") { return .xml }

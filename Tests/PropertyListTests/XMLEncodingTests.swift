@@ -34,6 +34,36 @@ import Testing
         #expect(throws: PropertyListError.self) { try XMLPropertyListReader.read([0xFF, 0xFE] + Array("<string>".utf16.flatMap { [UInt8($0), 0] }) + [0x00, 0xD8] + Array("</string>".utf16.flatMap { [UInt8($0), 0] })) }
     }
 
+    /// Every byte-order mark the XML reader converts is also recognised by the codec's format
+    /// detection, so `decode` and `readFile` reach the XML reader (UTF-32BE starts 00 00 FE FF,
+    /// which detection used to refuse as neither format).
+    @Test func detectFormatRecognisesEveryByteOrderMark() throws {
+        let source = Self.document(declaring: "UTF-8")
+        let expected = try XMLPropertyListReader.read(Array(source.utf8)).value
+        var utf16BE: [UInt8] = [0xFE, 0xFF], utf16LE: [UInt8] = [0xFF, 0xFE]
+        for unit in source.utf16 {
+            utf16BE += [UInt8(truncatingIfNeeded: unit >> 8), UInt8(truncatingIfNeeded: unit)]
+            utf16LE += [UInt8(truncatingIfNeeded: unit), UInt8(truncatingIfNeeded: unit >> 8)]
+        }
+        var utf32BE: [UInt8] = [0x00, 0x00, 0xFE, 0xFF], utf32LE: [UInt8] = [0xFF, 0xFE, 0x00, 0x00]
+        for scalar in source.unicodeScalars {
+            let value = scalar.value
+            utf32BE += [UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+            utf32LE += [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 24)]
+        }
+        let utf8BOM: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(source.utf8)
+        for (name, bytes) in [("UTF-32BE", utf32BE), ("UTF-32LE", utf32LE), ("UTF-16BE", utf16BE), ("UTF-16LE", utf16LE), ("UTF-8 BOM", utf8BOM)] {
+            #expect(bytes.withUnsafeBytes { PropertyListCodec.detectFormat($0) } == .xml, "\(name)")
+            #expect(try PropertyListCodec.decode(bytes) == expected, "\(name)")
+            #expect(try PropertyListCodec.readFile(bytes).format == .xml, "\(name)")
+        }
+        // The bare mark alone is still detected as XML (and then refused by the XML reader),
+        // and a lone pair of zero bytes is neither format.
+        #expect([UInt8]([0x00, 0x00, 0xFE, 0xFF]).withUnsafeBytes { PropertyListCodec.detectFormat($0) } == .xml)
+        #expect([UInt8]([0x00, 0x00, 0xFE]).withUnsafeBytes { PropertyListCodec.detectFormat($0) } == nil)
+        #expect(throws: PropertyListError.self) { try PropertyListCodec.decode([0x00, 0x00, 0xFE, 0xFF]) }
+    }
+
     /// Single-byte encodings, declared: the same values as Core Foundation, byte for byte of
     /// every character the encoding has.
     @Test func declaredSingleByteEncodings() throws {

@@ -52,7 +52,7 @@ extension BinaryPropertyListWriter {
     }
 }
 
-struct BinaryValueTreePass {
+struct BinaryValueTreePass: ~Copyable {
     let referenceSize: Int
     let maximumDepth: Int
     let maximumObjectCount: Int
@@ -65,13 +65,14 @@ struct BinaryValueTreePass {
     var datas = BinaryUniquingTable<[UInt8]>()
     var trueNumber: Int?
     var falseNumber: Int?
+    var stringCacheBits = [(UInt64, UInt64)](repeating: (0, 0), count: BinaryValueTreePass.stringCacheSize)
+    var stringCacheNumbers = [Int](repeating: -1, count: BinaryValueTreePass.stringCacheSize)
 
     init(referenceSize: Int, writer: BinaryPropertyListWriter) {
         self.referenceSize = referenceSize
         self.maximumDepth = writer.maximumDepth
         self.maximumObjectCount = writer.maximumObjectCount
-        sink.bytes.reserveCapacity(4096)
-        sink.bytes.append(contentsOf: BinaryPropertyListFormat.magic)
+        sink.append(contentsOf: BinaryPropertyListFormat.magic)
     }
 
     /// Starts a new object and returns its number.
@@ -80,34 +81,43 @@ struct BinaryValueTreePass {
         guard offsets.count < maximumObjectCount else {
             throw PropertyListError(.sizeLimitExceeded, "writing would produce more than \(maximumObjectCount) objects")
         }
-        offsets.append(sink.bytes.count)
+        offsets.append(sink.count)
         return offsets.count &- 1
     }
 
     @inline(__always)
     mutating func setReference(at position: Int, to number: Int) {
-        var shift = (referenceSize &- 1) &* 8
-        var index = position
-        while shift >= 0 {
-            sink.bytes[index] = UInt8(truncatingIfNeeded: number >> shift)
-            index &+= 1
-            shift &-= 8
-        }
+        sink.storeReference(number, at: position, size: referenceSize)
     }
 
     @inline(__always)
     mutating func reserveReferences(_ count: Int) -> Int {
-        let start = sink.bytes.count
-        sink.bytes.append(contentsOf: repeatElement(0, count: count &* referenceSize))
+        let start = sink.count
+        sink.appendZeros(count &* referenceSize)
         return start
     }
 
     mutating func addString(_ string: String) throws(PropertyListError) -> Int {
-        if let existing = strings.existingOrInsert(string, number: offsets.count) { return existing }
-        let number = try begin()
-        sink.appendString(string)
+        // Front cache on the string's own bits: equal bits are the same small string or the
+        // same storage, hence equal text, so a hit needs no hashing of the text. Dictionary
+        // keys (the same few strings in every record) nearly always hit. Every string seen is
+        // part of the value being written, alive for the whole pass, so bits cannot be reused.
+        let bits = unsafeBitCast(string, to: (UInt64, UInt64).self)
+        let slot = Int(truncatingIfNeeded: mixHash(bits.0 ^ (bits.1 &* 0x9E37_79B9_7F4A_7C15), 0)) & (Self.stringCacheSize &- 1)
+        if stringCacheNumbers[slot] >= 0, stringCacheBits[slot] == bits { return stringCacheNumbers[slot] }
+        let number: Int
+        if let existing = strings.existingOrInsert(string, number: offsets.count) {
+            number = existing
+        } else {
+            number = try begin()
+            sink.appendString(string)
+        }
+        stringCacheBits[slot] = bits
+        stringCacheNumbers[slot] = number
         return number
     }
+
+    static let stringCacheSize = 4096
 
     mutating func add(_ value: PropertyListValue, depth: Int) throws(PropertyListError) -> Int {
         switch value {
@@ -123,30 +133,30 @@ struct BinaryValueTreePass {
             let number = try begin()
             switch real {
             case .float32(let float):
-                sink.bytes.append(0x22)
+                sink.append(0x22)
                 sink.appendBigEndian(UInt64(float.bitPattern), width: 4)
             case .float64(let double):
-                sink.bytes.append(0x23)
+                sink.append(0x23)
                 sink.appendBigEndian(double.bitPattern, width: 8)
             }
             return number
         case .date(let date):
             if let existing = dates.existingOrInsert(date, number: offsets.count) { return existing }
             let number = try begin()
-            sink.bytes.append(0x33)
+            sink.append(0x33)
             sink.appendBigEndian(date.secondsSinceReferenceDate.bitPattern, width: 8)
             return number
         case .data(let bytes):
             if let existing = datas.existingOrInsert(bytes, number: offsets.count) { return existing }
             let number = try begin()
             sink.appendMarker(0x40, count: bytes.count)
-            sink.bytes.append(contentsOf: bytes)
+            sink.append(contentsOf: bytes)
             return number
         case .bool(let flag):
             // Core Foundation's booleans are singletons that it appends on every visit; later
             // copies are never referenced, but they are in Apple's files, so they are in ours.
             let number = try begin()
-            sink.bytes.append(flag ? 0x09 : 0x08)
+            sink.append(flag ? 0x09 : 0x08)
             if flag {
                 if let first = trueNumber { return first }
                 trueNumber = number
@@ -158,7 +168,7 @@ struct BinaryValueTreePass {
         case .uid(let uid):
             let number = try begin()
             let width = BinaryPropertyListWriter.roundedByteCount(uid.value)
-            sink.bytes.append(0x80 | UInt8(width &- 1))
+            sink.append(0x80 | UInt8(width &- 1))
             sink.appendBigEndian(uid.value, width: width)
             return number
         case .array(let elements), .set(let elements):
@@ -196,18 +206,18 @@ struct BinaryValueTreePass {
     }
 
     mutating func finish(offsetSizeRule: BinaryPropertyListWriter.OffsetSizeRule) -> [UInt8] {
-        let tableOffset = sink.bytes.count
+        let tableOffset = sink.count
         let offsetSize: Int
         switch offsetSizeRule {
         case .powerOfTwo: offsetSize = BinaryPropertyListWriter.roundedByteCount(UInt64(tableOffset))
         case .minimal: offsetSize = BinaryPropertyListWriter.minimalByteCount(UInt64(tableOffset))
         }
-        sink.bytes.reserveCapacity(tableOffset &+ offsets.count &* offsetSize &+ 32)
+        sink.reserveCapacity(tableOffset &+ offsets.count &* offsetSize &+ 32)
         for offset in offsets { sink.appendBigEndian(UInt64(offset), width: offsetSize) }
-        sink.bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)])
+        sink.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)])
         sink.appendBigEndian(UInt64(offsets.count), width: 8)
         sink.appendBigEndian(0, width: 8)
         sink.appendBigEndian(UInt64(tableOffset), width: 8)
-        return sink.bytes
+        return sink.makeArray()
     }
 }

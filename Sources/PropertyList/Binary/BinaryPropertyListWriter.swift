@@ -170,36 +170,35 @@ public struct BinaryPropertyListWriter: Sendable {
     func serialize(_ document: BinaryPropertyListDocument, _ plan: Plan) -> [UInt8] {
         let objectCount = plan.order.count
         let referenceSize = Self.roundedByteCount(UInt64(objectCount))
-        var out = BinaryByteSink()
-        out.bytes.reserveCapacity(objectCount &* 8 &+ 64)
-        out.bytes.append(contentsOf: BinaryPropertyListFormat.magic)
+        var out = BinaryByteSink(capacity: objectCount.multipliedReportingOverflow(by: 8).overflow ? 4096 : objectCount &* 8 &+ 64)
+                out.append(contentsOf: BinaryPropertyListFormat.magic)
         var offsets: [Int] = []
         offsets.reserveCapacity(objectCount)
         let firstNumber = plan.firstNumber
         for node in plan.order {
-            offsets.append(out.bytes.count)
+            offsets.append(out.count)
             switch document.objects[node] {
             case .bool(let flag):
-                out.bytes.append(flag ? 0x09 : 0x08)
+                out.append(flag ? 0x09 : 0x08)
             case .integer(let integer):
                 out.appendInteger(integer)
             case .real(.float32(let value)):
-                out.bytes.append(0x22)
+                out.append(0x22)
                 out.appendBigEndian(UInt64(value.bitPattern), width: 4)
             case .real(.float64(let value)):
-                out.bytes.append(0x23)
+                out.append(0x23)
                 out.appendBigEndian(value.bitPattern, width: 8)
             case .date(let date):
-                out.bytes.append(0x33)
+                out.append(0x33)
                 out.appendBigEndian(date.secondsSinceReferenceDate.bitPattern, width: 8)
             case .data(let data):
                 out.appendMarker(0x40, count: data.count)
-                out.bytes.append(contentsOf: data)
+                out.append(contentsOf: data)
             case .string(let string):
                 out.appendString(string)
             case .uid(let uid):
                 let width = Self.roundedByteCount(uid.value)
-                out.bytes.append(0x80 | UInt8(width &- 1))
+                out.append(0x80 | UInt8(width &- 1))
                 out.appendBigEndian(uid.value, width: width)
             case .array(let elements):
                 out.appendMarker(0xA0, count: elements.count)
@@ -213,53 +212,160 @@ public struct BinaryPropertyListWriter: Sendable {
                 for value in values { out.appendBigEndian(UInt64(firstNumber[value]), width: referenceSize) }
             }
         }
-        let tableOffset = out.bytes.count
+        let tableOffset = out.count
         let offsetSize: Int
         switch offsetSizeRule {
         case .powerOfTwo: offsetSize = Self.roundedByteCount(UInt64(tableOffset))
         case .minimal: offsetSize = Self.minimalByteCount(UInt64(tableOffset))
         }
-        out.bytes.reserveCapacity(tableOffset &+ offsets.count &* offsetSize &+ 32)
+        out.reserveCapacity(tableOffset &+ offsets.count &* offsetSize &+ 32)
         for offset in offsets { out.appendBigEndian(UInt64(offset), width: offsetSize) }
         // Trailer: 5 unused bytes, sort version 0, the two sizes, count, top object, table offset.
-        out.bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)])
+        out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)])
         out.appendBigEndian(UInt64(objectCount), width: 8)
         out.appendBigEndian(0, width: 8)
         out.appendBigEndian(UInt64(tableOffset), width: 8)
-        return out.bytes
+        return out.makeArray()
     }
 }
 
-struct BinaryByteSink {
-    var bytes: [UInt8] = []
+/// The writer's output: a growable raw buffer. Appends of a few bytes are plain stores here,
+/// where an `Array` would check uniqueness and capacity (and call memcpy) for each one; the
+/// bytes are copied into an array once, at the end.
+struct BinaryByteSink: ~Copyable {
+    private var base: UnsafeMutableRawPointer
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity requested: Int = 4096) {
+        let initial = min(max(requested, 64), 1 << 30)
+        base = UnsafeMutableRawPointer.allocate(byteCount: initial, alignment: 16)
+        capacity = initial
+    }
+
+    deinit { base.deallocate() }
+
+    /// Room for `extra` more bytes.
+    @inline(__always)
+    mutating func reserve(_ extra: Int) {
+        if extra > capacity &- count { grow(extra) }
+    }
+
+    /// Room for a total of `total` bytes.
+    mutating func reserveCapacity(_ total: Int) {
+        if total > count { reserve(total &- count) }
+    }
+
+    @inline(never)
+    private mutating func grow(_ extra: Int) {
+        // Checked arithmetic: sizes of values in memory cannot overflow, but never wrap.
+        let needed = count + extra
+        var newCapacity = capacity
+        while newCapacity < needed { newCapacity = newCapacity * 2 }
+        let newBase = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
+        newBase.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
 
     @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count &+= 1
+    }
+
+    @inline(__always)
+    mutating func append(contentsOf raw: UnsafeRawBufferPointer) {
+        guard let source = raw.baseAddress, raw.count > 0 else { return }
+        reserve(raw.count)
+        (base + count).copyMemory(from: source, byteCount: raw.count)
+        count &+= raw.count
+    }
+
+    @inline(__always)
+    mutating func append(contentsOf bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append(contentsOf: $0) }
+    }
+
+    /// The low `width` (1...8) bytes of `value`, most significant first: one 8-byte store.
+    @inline(__always)
     mutating func appendBigEndian(_ value: UInt64, width: Int) {
-        var shift = (width &- 1) &* 8
-        while shift >= 0 {
-            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-            shift &-= 8
+        let clamped = min(max(width, 1), 8)
+        reserve(8)
+        let shifted = clamped == 8 ? value : value << UInt64(64 &- 8 &* clamped)
+        base.storeBytes(of: shifted.bigEndian, toByteOffset: count, as: UInt64.self)
+        count &+= clamped
+    }
+
+    /// `count` zero bytes (reference slots filled in later).
+    @inline(__always)
+    mutating func appendZeros(_ zeros: Int) {
+        guard zeros > 0 else { return }
+        reserve(zeros)
+        (base + count).initializeMemory(as: UInt8.self, repeating: 0, count: zeros)
+        count &+= zeros
+    }
+
+    /// Overwrites `size` bytes at `position` (already appended) with `number`, big-endian.
+    @inline(__always)
+    mutating func storeReference(_ number: Int, at position: Int, size: Int) {
+        guard position >= 0, size >= 1, size <= count &- position else { return }
+        switch size {
+        case 1: base.storeBytes(of: UInt8(truncatingIfNeeded: number), toByteOffset: position, as: UInt8.self)
+        case 2: base.storeBytes(of: UInt16(truncatingIfNeeded: number).bigEndian, toByteOffset: position, as: UInt16.self)
+        case 4: base.storeBytes(of: UInt32(truncatingIfNeeded: number).bigEndian, toByteOffset: position, as: UInt32.self)
+        default:
+            var shift = (size &- 1) &* 8
+            var index = position
+            while shift >= 0 {
+                base.storeBytes(of: UInt8(truncatingIfNeeded: number >> shift), toByteOffset: index, as: UInt8.self)
+                index &+= 1
+                shift &-= 8
+            }
         }
+    }
+
+    /// The bytes written so far, as an array.
+    func makeArray() -> [UInt8] {
+        let length = count
+        let source = base
+        return [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+            if let destination = buffer.baseAddress, length > 0 {
+                UnsafeMutableRawPointer(destination).copyMemory(from: source, byteCount: length)
+            }
+            initialized = length
+        }
+    }
+
+    /// Appends a string's UTF-8 through `body` into a scratch stretch of `maximum` bytes,
+    /// keeping the `written` bytes that `body` reports.
+    @inline(__always)
+    mutating func appendInPlace(maximum: Int, _ body: (UnsafeMutableRawBufferPointer) -> Int) {
+        reserve(maximum)
+        let written = body(UnsafeMutableRawBufferPointer(start: base + count, count: maximum))
+        count &+= min(max(written, 0), maximum)
     }
 
     /// A non-negative integer object in Core Foundation's minimal 1/2/4/8-byte form.
     @inline(__always)
     mutating func appendUnsignedIntegerObject(_ value: UInt64) {
         let width = BinaryPropertyListWriter.roundedByteCount(value)
-        bytes.append(0x10 | UInt8(width.trailingZeroBitCount))
+        append(0x10 | UInt8(width.trailingZeroBitCount))
         appendBigEndian(value, width: width)
     }
 
     mutating func appendInteger(_ integer: PropertyListInteger) {
         if !integer.isStoredAs128Bit, let signed = integer.int64Value {
             if signed < 0 {
-                bytes.append(0x13)
+                append(0x13)
                 appendBigEndian(UInt64(bitPattern: signed), width: 8)
             } else {
                 appendUnsignedIntegerObject(UInt64(signed))
             }
         } else {
-            bytes.append(0x14)
+            append(0x14)
             appendBigEndian(UInt64(bitPattern: integer.high), width: 8)
             appendBigEndian(integer.low, width: 8)
         }
@@ -268,25 +374,69 @@ struct BinaryByteSink {
     @inline(__always)
     mutating func appendMarker(_ type: UInt8, count: Int) {
         if count < 15 {
-            bytes.append(type | UInt8(count))
+            append(type | UInt8(count))
         } else {
-            bytes.append(type | 0x0F)
+            append(type | 0x0F)
             appendUnsignedIntegerObject(UInt64(count))
         }
     }
 
     mutating func appendString(_ string: String) {
-        var utf8View = string
-        let isASCII = utf8View.withUTF8 { BinaryText.isASCII(UnsafeRawBufferPointer($0)) }
-        if isASCII {
-            appendMarker(0x50, count: string.utf8.count)
-            bytes.append(contentsOf: string.utf8)
+        var contents = string
+        contents.withUTF8 { utf8 in appendString(utf8: UnsafeRawBufferPointer(utf8)) }
+    }
+
+    /// A string object from its UTF-8 bytes: ASCII as it is, anything else as UTF-16BE,
+    /// transcoded straight into the output (no UTF-16 view, no per-unit appends).
+    mutating func appendString(utf8: UnsafeRawBufferPointer) {
+        if BinaryText.isASCII(utf8) {
+            appendMarker(0x50, count: utf8.count)
+            append(contentsOf: utf8)
             return
         }
-        appendMarker(0x60, count: string.utf16.count)
-        for unit in string.utf16 {
-            bytes.append(UInt8(truncatingIfNeeded: unit >> 8))
-            bytes.append(UInt8(truncatingIfNeeded: unit))
+        // UTF-16 units: one per scalar (every byte that is not a continuation byte), two for
+        // scalars above the BMP (4-byte sequences). A Swift string's UTF-8 is always valid.
+        var units = 0
+        for byte in utf8 {
+            units &+= (byte & 0xC0 != 0x80 ? 1 : 0) &+ (byte >= 0xF0 ? 1 : 0)
+        }
+        appendMarker(0x60, count: units)
+        appendInPlace(maximum: units &* 2) { output in
+            var out = 0
+            var index = 0
+            let count = utf8.count
+            while index < count {
+                let lead = UInt32(utf8[index])
+                var scalar: UInt32
+                if lead < 0x80 {
+                    scalar = lead
+                    index &+= 1
+                } else if lead < 0xE0, index &+ 1 < count {
+                    scalar = (lead & 0x1F) << 6 | UInt32(utf8[index &+ 1] & 0x3F)
+                    index &+= 2
+                } else if lead < 0xF0, index &+ 2 < count {
+                    scalar = (lead & 0x0F) << 12 | UInt32(utf8[index &+ 1] & 0x3F) << 6 | UInt32(utf8[index &+ 2] & 0x3F)
+                    index &+= 3
+                } else if index &+ 3 < count {
+                    scalar = (lead & 0x07) << 18 | UInt32(utf8[index &+ 1] & 0x3F) << 12 | UInt32(utf8[index &+ 2] & 0x3F) << 6 | UInt32(utf8[index &+ 3] & 0x3F)
+                    index &+= 4
+                } else {
+                    // Unreachable for valid UTF-8; stop rather than read past the end.
+                    break
+                }
+                if scalar >= 0x10000 {
+                    scalar &-= 0x10000
+                    let pair = (0xD800 | (scalar >> 10)) << 16 | (0xDC00 | (scalar & 0x3FF))
+                    guard out &+ 4 <= output.count else { break }
+                    output.storeBytes(of: pair.bigEndian, toByteOffset: out, as: UInt32.self)
+                    out &+= 4
+                } else {
+                    guard out &+ 2 <= output.count else { break }
+                    output.storeBytes(of: UInt16(truncatingIfNeeded: scalar).bigEndian, toByteOffset: out, as: UInt16.self)
+                    out &+= 2
+                }
+            }
+            return out
         }
     }
 }
