@@ -13,6 +13,7 @@ let package = Package(
         .target(name: "KeyedArchive", dependencies: ["PropertyList"]),
         .executableTarget(name: "keyedarchive", dependencies: ["PropertyList", "KeyedArchive"]),
         .executableTarget(name: "keyedarchive-benchmark", dependencies: ["PropertyList", "KeyedArchive"]),
+        .executableTarget(name: "keyedarchive-fleet-benchmark", dependencies: ["PropertyList", "KeyedArchive"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "KeyedArchiveToolTests", dependencies: ["keyedarchive"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList"]),
