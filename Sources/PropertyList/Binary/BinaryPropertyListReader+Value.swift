@@ -94,17 +94,22 @@ extension BinaryPropertyListParser {
         let maximumDepth = options.maximumDepth
         while !stack.isEmpty {
             let top = stack.count &- 1
-            let frame = stack[top]
-            if frame.next < frame.childCount {
-                stack[top].next = frame.next &+ 1
-                let position = frame.payload &+ frame.next &* objectRefSize
+            var frame = stack[top]
+            let isDictionary = frame.marker >> 4 == 0xD
+            // Visit children in order, in one tight loop, until one is a container not seen
+            // before: then save the progress, descend into it, and come back here later.
+            var descended = false
+            while frame.next < frame.childCount {
+                let index = frame.next
+                frame.next = index &+ 1
+                let position = frame.payload &+ index &* objectRefSize
                 let child = reference(at: position)
                 guard child >= 0, child < count else {
                     throw error(.invalidReference, "object \(frame.node): reference \(child) is not below the object count \(count)", at: position)
                 }
                 let childOffset = Int(offsets[child])
                 let childMarker = bytes[childOffset]
-                if frame.marker >> 4 == 0xD && frame.next < frame.count {
+                if isDictionary && index < frame.count {
                     let high = childMarker >> 4
                     guard high == 0x5 || high == 0x6 else {
                         // A marker that is no object at all is reported as such, as read() does.
@@ -112,26 +117,26 @@ extension BinaryPropertyListParser {
                         throw error(.nonStringKey, "object \(frame.node): dictionary key (object \(child)) is not a string", at: position)
                     }
                 }
-                switch state[child] {
-                case 0:
-                    if isContainerMarker(childMarker) {
-                        guard stack.count < maximumDepth else {
-                            throw error(.depthLimitExceeded, "object \(child): containers nest deeper than \(maximumDepth)", at: childOffset)
-                        }
-                        state[child] = 1
-                        stack.append(try containerHeader(node: child, offset: childOffset))
-                    } else {
-                        values[child] = try scalarValue(node: child, offset: childOffset)
-                        state[child] = 2
-                        expanded[child] = 1
-                    }
-                case 1:
+                let childState = state[child]
+                if childState == 2 { continue }
+                if childState == 1 {
                     throw error(.recursiveContainer, "object \(child) contains itself (reached again from object \(frame.node))", at: childOffset)
-                default:
+                }
+                if isContainerMarker(childMarker) {
+                    guard stack.count < maximumDepth else {
+                        throw error(.depthLimitExceeded, "object \(child): containers nest deeper than \(maximumDepth)", at: childOffset)
+                    }
+                    state[child] = 1
+                    stack[top].next = frame.next
+                    stack.append(try containerHeader(node: child, offset: childOffset))
+                    descended = true
                     break
                 }
-                continue
+                values[child] = try scalarValue(node: child, offset: childOffset)
+                state[child] = 2
+                expanded[child] = 1
             }
+            if descended { continue }
             // Every child is finished: build this container from its children's values.
             var total = 1
             switch frame.marker >> 4 {
@@ -211,6 +216,29 @@ extension BinaryPropertyListParser {
                 throw error(.truncated, "object \(node): \(width)-byte integer runs past the object region", at: offset)
             }
             return .integer(PropertyListInteger(Int64(BinaryBigEndian.load(bytes, at: offset &+ 1, width: width))))
+        case 0x6:
+            let (count, payload) = try readContainerCount(marker: marker, at: offset)
+            guard count <= options.maximumValueLength else {
+                throw error(.sizeLimitExceeded, "object \(node): string of \(count) UTF-16 units exceeds the limit of \(options.maximumValueLength)", at: offset)
+            }
+            let span = try checkSpan(count: count, width: 2, payload: payload, objectOffset: offset, what: "UTF-16 string")
+            guard let string = BinaryText.stringFromUTF16BigEndian(UnsafeRawBufferPointer(rebasing: bytes[payload..<(payload &+ span)])) else {
+                throw error(.invalidText, "object \(node): UTF-16 string has an unpaired surrogate", at: payload)
+            }
+            return .string(string)
+        case 0x4:
+            let (count, payload) = try readContainerCount(marker: marker, at: offset)
+            guard count <= options.maximumValueLength else {
+                throw error(.sizeLimitExceeded, "object \(node): data of \(count) bytes exceeds the limit of \(options.maximumValueLength)", at: offset)
+            }
+            _ = try checkSpan(count: count, width: 1, payload: payload, objectOffset: offset, what: "data")
+            return .data(Array(UnsafeRawBufferPointer(rebasing: bytes[payload..<(payload &+ count)])))
+        case 0x2 where marker == 0x22:
+            guard offsetTableStart &- offset &- 1 >= 4 else {
+                throw error(.truncated, "object \(node): 4-byte real runs past the object region", at: offset)
+            }
+            let bits = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset &+ 1, as: UInt32.self))
+            return .real(.float32(Float(bitPattern: bits)))
         case 0x0 where marker == 0x08 || marker == 0x09:
             return .bool(marker == 0x09)
         case 0x2 where marker == 0x23, 0x3 where marker == 0x33:

@@ -176,7 +176,7 @@ struct BinaryPropertyListParser {
 
     /// Checks that `count` items of `width` bytes fit between `payload` and the offset table.
     @inline(__always)
-    private mutating func checkSpan(count: Int, width: Int, payload: Int, objectOffset: Int, what: String) throws(PropertyListError) -> Int {
+    mutating func checkSpan(count: Int, width: Int, payload: Int, objectOffset: Int, what: String) throws(PropertyListError) -> Int {
         let (span, overflow) = count.multipliedReportingOverflow(by: width)
         guard !overflow, span <= offsetTableStart &- payload else {
             throw fail(.invalidLength, "\(what) of \(count) items runs past the object region", at: objectOffset)
@@ -338,44 +338,60 @@ enum BinaryText {
 
     /// Strict UTF-16BE to String: nil on an unpaired surrogate, which a Swift String cannot hold
     /// without replacing it (and a lossless reader must not silently replace characters).
+    /// Transcoded into a scratch buffer (on the stack for short strings), four ASCII units at a
+    /// time where it can, then copied into an exactly sized string.
     static func stringFromUTF16BigEndian(_ bytes: UnsafeRawBufferPointer) -> String? {
         let unitCount = bytes.count / 2
+        guard unitCount > 0 else { return "" }
         // Worst case 3 UTF-8 bytes per UTF-16 unit (a surrogate pair is 4 bytes for 2 units).
-        var valid = true
-        let string = String(unsafeUninitializedCapacity: unitCount &* 3) { buffer in
+        let (capacity, overflow) = unitCount.multipliedReportingOverflow(by: 3)
+        guard !overflow else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch -> String? in
+            guard let output = scratch.baseAddress else { return nil }
             var out = 0
             var index = 0
             while index < unitCount {
-                let unit = UInt32(bytes[index &* 2]) << 8 | UInt32(bytes[index &* 2 &+ 1])
-                index &+= 1
-                var scalar = unit
-                if unit >= 0xD800 && unit <= 0xDBFF {
-                    guard index < unitCount else { valid = false; return 0 }
-                    let next = UInt32(bytes[index &* 2]) << 8 | UInt32(bytes[index &* 2 &+ 1])
-                    guard next >= 0xDC00 && next <= 0xDFFF else { valid = false; return 0 }
-                    index &+= 1
-                    scalar = 0x10000 &+ ((unit &- 0xD800) << 10) &+ (next &- 0xDC00)
-                } else if unit >= 0xDC00 && unit <= 0xDFFF {
-                    valid = false
-                    return 0
+                // Four ASCII units (high bytes zero, low bytes below 0x80) at once.
+                if unitCount &- index >= 4 {
+                    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index &* 2, as: UInt64.self))
+                    if word & 0x80FF_80FF_80FF_80FF == 0 {
+                        let packed = UInt32(truncatingIfNeeded: (word >> 8) & 0xFF) | UInt32(truncatingIfNeeded: (word >> 24) & 0xFF) << 8
+                            | UInt32(truncatingIfNeeded: (word >> 40) & 0xFF) << 16 | UInt32(truncatingIfNeeded: word >> 56) << 24
+                        UnsafeMutableRawPointer(output + out).storeBytes(of: UInt32(littleEndian: packed), as: UInt32.self)
+                        out &+= 4
+                        index &+= 4
+                        continue
+                    }
                 }
-                if scalar < 0x80 {
-                    buffer[out] = UInt8(scalar); out &+= 1
-                } else if scalar < 0x800 {
-                    buffer[out] = UInt8(0xC0 | (scalar >> 6)); buffer[out &+ 1] = UInt8(0x80 | (scalar & 0x3F)); out &+= 2
-                } else if scalar < 0x10000 {
-                    buffer[out] = UInt8(0xE0 | (scalar >> 12))
-                    buffer[out &+ 1] = UInt8(0x80 | ((scalar >> 6) & 0x3F))
-                    buffer[out &+ 2] = UInt8(0x80 | (scalar & 0x3F)); out &+= 3
+                let unit = UInt32(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: index &* 2, as: UInt16.self)))
+                index &+= 1
+                if unit < 0x80 {
+                    output[out] = UInt8(truncatingIfNeeded: unit)
+                    out &+= 1
+                } else if unit < 0x800 {
+                    output[out] = UInt8(truncatingIfNeeded: 0xC0 | (unit >> 6))
+                    output[out &+ 1] = UInt8(truncatingIfNeeded: 0x80 | (unit & 0x3F))
+                    out &+= 2
+                } else if unit & 0xF800 != 0xD800 {
+                    output[out] = UInt8(truncatingIfNeeded: 0xE0 | (unit >> 12))
+                    output[out &+ 1] = UInt8(truncatingIfNeeded: 0x80 | ((unit >> 6) & 0x3F))
+                    output[out &+ 2] = UInt8(truncatingIfNeeded: 0x80 | (unit & 0x3F))
+                    out &+= 3
                 } else {
-                    buffer[out] = UInt8(0xF0 | (scalar >> 18))
-                    buffer[out &+ 1] = UInt8(0x80 | ((scalar >> 12) & 0x3F))
-                    buffer[out &+ 2] = UInt8(0x80 | ((scalar >> 6) & 0x3F))
-                    buffer[out &+ 3] = UInt8(0x80 | (scalar & 0x3F)); out &+= 4
+                    // A surrogate: a high one followed by a low one, or the text is invalid.
+                    guard unit <= 0xDBFF, index < unitCount else { return nil }
+                    let next = UInt32(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: index &* 2, as: UInt16.self)))
+                    guard next & 0xFC00 == 0xDC00 else { return nil }
+                    index &+= 1
+                    let scalar = 0x10000 &+ ((unit &- 0xD800) << 10) &+ (next &- 0xDC00)
+                    output[out] = UInt8(truncatingIfNeeded: 0xF0 | (scalar >> 18))
+                    output[out &+ 1] = UInt8(truncatingIfNeeded: 0x80 | ((scalar >> 12) & 0x3F))
+                    output[out &+ 2] = UInt8(truncatingIfNeeded: 0x80 | ((scalar >> 6) & 0x3F))
+                    output[out &+ 3] = UInt8(truncatingIfNeeded: 0x80 | (scalar & 0x3F))
+                    out &+= 4
                 }
             }
-            return out
+            return String(decoding: UnsafeBufferPointer(start: output, count: out), as: UTF8.self)
         }
-        return valid ? string : nil
     }
 }
