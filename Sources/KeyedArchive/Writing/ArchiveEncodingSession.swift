@@ -12,7 +12,10 @@ final class ArchiveEncodingSession {
 
         /// Setting a key twice replaces the value where the key first stood, as a CFDictionary does.
         mutating func set(_ value: PropertyListValue, forKey key: String) {
-            if let existing = keys.lastIndex(where: { $0.isExactlyEqualTo(key) }) {
+            // The UTF-8 count (constant time for native strings) rules out most keys before
+            // the byte comparison.
+            let length = key.utf8.count
+            if let existing = keys.lastIndex(where: { $0.utf8.count == length && $0.isExactlyEqualTo(key) }) {
                 values[existing] = value
             } else {
                 keys.append(key)
@@ -35,6 +38,13 @@ final class ArchiveEncodingSession {
     private var retained: [AnyObject] = []
     private var stringUIDs: [ArchiveExactKey: Int] = [:]
     private var scalarUIDs: [PropertyListValue: Int] = [:]
+    /// Integers in the ordinary (not 128-bit) form: the same sharing as `scalarUIDs`, keyed
+    /// without hashing a whole `PropertyListValue`.
+    private var integerUIDs: [Int64: Int] = [:]
+    /// Class chain and class UID of each model type already encoded (by metatype), so that
+    /// the registry lookup, the chain and its hashing happen once per type, not per object.
+    private var modelChains: [ObjectIdentifier: [String]] = [:]
+    private var classUIDByType: [ObjectIdentifier: Int] = [:]
     private var dataUIDs: [[UInt8]: Int] = [:]
     private var classUIDs: [[ArchiveExactKey]: Int] = [:]
     private var pendingConditionals: [(owner: Int, key: String, object: ObjectIdentifier)] = []
@@ -104,6 +114,15 @@ final class ArchiveEncodingSession {
 
     /// An NSNumber: a plain integer, real or boolean in `$objects`.
     func encodeNumber(_ value: PropertyListValue) -> ArchiveReference {
+        if case .integer(let integer) = value, !integer.isStoredAs128Bit, let signed = integer.int64Value {
+            guard options.sharing == .byValue || (signed >= -(1 << 55) && signed < (1 << 55)) else {
+                return append(.integer(integer))
+            }
+            if let known = integerUIDs[signed] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
+            let reference = append(.integer(integer))
+            integerUIDs[signed] = Int(reference.uid.value)
+            return reference
+        }
         var shared = options.sharing == .byValue
         switch value {
         case .bool: shared = true
@@ -184,7 +203,7 @@ final class ArchiveEncodingSession {
     /// Encodes an object with a class: it takes its UID first, then its fields are written
     /// (their objects follow it depth-first), then its class dictionary is appended if this is
     /// the class's first use — Apple's order (format-notes §4).
-    func encodeInstance(chain: [String], identity: AnyObject?, body: (KeyedArchiveEncoder) throws -> Void) throws(ArchiveError) -> ArchiveReference {
+    func encodeInstance(chain: [String], identity: AnyObject?, type: ObjectIdentifier? = nil, body: (KeyedArchiveEncoder) throws -> Void) throws(ArchiveError) -> ArchiveReference {
         guard frames.count <= options.maximumDepth else {
             failed = true
             throw error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth) while encoding")
@@ -211,7 +230,13 @@ final class ArchiveEncodingSession {
                                uid: PropertyListUID(UInt64(uid)), classChain: chain, underlyingDescription: "\(error)")
         }
         let frame = frames.removeLast()
-        let classUID = classUID(chain: chain)
+        let classUID: Int
+        if let type, let known = classUIDByType[type] {
+            classUID = known
+        } else {
+            classUID = self.classUID(chain: chain)
+            if let type { classUIDByType[type] = classUID }
+        }
         table.entries[uid] = .instance(classUID: classUID, keys: frame.keys, values: frame.values)
         return ArchiveReference(uid: PropertyListUID(UInt64(uid)))
     }
@@ -222,11 +247,19 @@ final class ArchiveEncodingSession {
         if let object, let known = instanceUIDs[ObjectIdentifier(object)] {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))
         }
-        guard let entry = registry.entry(forType: dynamicType) else {
-            failed = true
-            throw error(.typeNotRegistered, "\(dynamicType) is not registered in the archive registry")
+        let typeID = ObjectIdentifier(dynamicType)
+        let chain: [String]
+        if let known = modelChains[typeID] {
+            chain = known
+        } else {
+            guard let entry = registry.entry(forType: dynamicType) else {
+                failed = true
+                throw error(.typeNotRegistered, "\(dynamicType) is not registered in the archive registry")
+            }
+            chain = registry.classChain(of: entry)
+            modelChains[typeID] = chain
         }
-        return try encodeInstance(chain: registry.classChain(of: entry), identity: object) { encoder in
+        return try encodeInstance(chain: chain, identity: object, type: typeID) { encoder in
             try value.encode(to: encoder)
         }
     }

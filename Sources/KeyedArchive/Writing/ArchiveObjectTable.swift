@@ -42,6 +42,10 @@ struct ArchiveObjectTable {
             return value
         }
 
+        /// The last key list of each class and its storage order: objects of one class
+        /// nearly always repeat it, and comparing it costs less than hashing it.
+        var lastByClass: [Int: (keys: [String], allKeys: [String], order: [Int])] = [:]
+
         func order(_ keys: [String], sizing: CFHashTableOrder.Sizing) -> [Int] {
             let signature = keys.map(ArchiveExactKey.init)
             if let known = orders[signature] { return known }
@@ -53,6 +57,24 @@ struct ArchiveObjectTable {
 
     /// Keys of an instance in storage order, `$class` included, as (key, value-or-class) positions:
     /// position `keys.count` stands for `$class`.
+    private static func instanceKeyOrder(_ keys: [String], classUID: Int, cache: OrderCache) -> (keys: [String], order: [Int]) {
+        if let last = cache.lastByClass[classUID], sameKeys(last.keys, keys) {
+            return (last.allKeys, last.order)
+        }
+        let computed = instanceKeyOrder(keys, cache: cache)
+        cache.lastByClass[classUID] = (keys, computed.keys, computed.order)
+        return computed
+    }
+
+    private static func sameKeys(_ lhs: [String], _ rhs: [String]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for index in lhs.indices {
+            let left = lhs[index], right = rhs[index]
+            guard left.utf8.count == right.utf8.count, left.isExactlyEqualTo(right) else { return false }
+        }
+        return true
+    }
+
     private static func instanceKeyOrder(_ keys: [String], cache: OrderCache) -> (keys: [String], order: [Int]) {
         var all = keys
         if classKeyIsInsertedLast {
@@ -86,7 +108,7 @@ struct ArchiveObjectTable {
             case .bool(let flag): objects.append(.bool(flag))
             case .data(let bytes): objects.append(.data(bytes))
             case .instance(let classUID, let keys, let values):
-                let (allKeys, order) = Self.instanceKeyOrder(keys, cache: cache)
+                let (allKeys, order) = Self.instanceKeyOrder(keys, classUID: classUID, cache: cache)
                 var dictionary = PropertyListDictionary()
                 dictionary.reserveCapacity(allKeys.count)
                 for position in order {
@@ -140,7 +162,7 @@ struct ArchiveObjectTable {
             case .bool(let flag): objectNumbers.append(builder.bool(flag))
             case .data(let bytes): objectNumbers.append(builder.fresh(.data(bytes)))
             case .instance(let classUID, let keys, let values):
-                let (allKeys, order) = Self.instanceKeyOrder(keys, cache: cache)
+                let (allKeys, order) = Self.instanceKeyOrder(keys, classUID: classUID, cache: cache)
                 var keyNumbers: [Int] = []
                 var valueNumbers: [Int] = []
                 keyNumbers.reserveCapacity(order.count)
