@@ -166,9 +166,8 @@ extension UUID: ArchiveObjectCodable {
             throw session.error(.typeMismatch, "expected a UUID, found \(session.describe(uid))", uid: uid)
         }
         let fields = KeyedArchiveDecoder(session: session, uid: uid, fields: instance.storage, classChain: [])
-        let bytes = try session.withPath(.key("NS.uuidbytes")) { () throws(ArchiveError) in
-            try fields.decodeBytes(forKey: "NS.uuidbytes")
-        }
+        // decodeBytes names the key in its own errors.
+        let bytes = try fields.decodeBytes(forKey: "NS.uuidbytes")
         guard bytes.count == 16 else {
             throw session.error(.valueOutOfRange, "NS.uuidbytes holds \(bytes.count) bytes, a UUID has 16", uid: uid)
         }
