@@ -192,12 +192,27 @@ final class ArchiveEncodingSession {
     // MARK: Instances
 
     func classUID(chain: [String]) -> Int {
+        // The first few chains are found by comparing (a collection's chain comes with every
+        // NSArray or NSDictionary), the others by hashing.
+        for recent in recentChains where Self.sameStrings(recent.chain, chain) { return recent.uid }
         let key = chain.map(ArchiveExactKey.init)
         if let known = classUIDs[key] { return known }
         let name = chain.first ?? "NSObject"
         let reference = append(.classDescriptor(name: name, classes: chain))
         classUIDs[key] = Int(reference.uid.value)
+        if recentChains.count < 8 { recentChains.append((chain, Int(reference.uid.value))) }
         return Int(reference.uid.value)
+    }
+
+    private var recentChains: [(chain: [String], uid: Int)] = []
+
+    static func sameStrings(_ lhs: [String], _ rhs: [String]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for index in lhs.indices {
+            let left = lhs[index], right = rhs[index]
+            guard left.utf8.count == right.utf8.count, left.isExactlyEqualTo(right) else { return false }
+        }
+        return true
     }
 
     /// Encodes an object with a class: it takes its UID first, then its fields are written
