@@ -7,11 +7,11 @@ extension BinaryPropertyListWriter {
     /// brings the count under a width boundary.
     func writeValueTree(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
         let bound = try Self.objectCountBound(value, depth: 0, maximumDepth: maximumDepth)
-        var pass = BinaryValueTreePass(referenceSize: Self.roundedByteCount(UInt64(bound)), writer: self)
+        var pass = BinaryValueTreePass(referenceSize: Self.roundedByteCount(UInt64(bound)), writer: self, objectBound: bound)
         _ = try pass.add(value, depth: 0)
         let exactSize = Self.roundedByteCount(UInt64(pass.offsets.count))
         if exactSize != pass.referenceSize {
-            pass = BinaryValueTreePass(referenceSize: exactSize, writer: self)
+            pass = BinaryValueTreePass(referenceSize: exactSize, writer: self, objectBound: bound)
             _ = try pass.add(value, depth: 0)
         }
         return pass.finish(offsetSizeRule: offsetSizeRule)
@@ -56,7 +56,7 @@ struct BinaryValueTreePass: ~Copyable {
     let referenceSize: Int
     let maximumDepth: Int
     let maximumObjectCount: Int
-    var sink = BinaryByteSink()
+    var sink: BinaryByteSink
     var offsets: [Int] = []
     var strings = BinaryUniquingTable<String>()
     var integers = BinaryUniquingTable<PropertyListInteger>()
@@ -68,10 +68,15 @@ struct BinaryValueTreePass: ~Copyable {
     var stringCacheBits = [(UInt64, UInt64)](repeating: (0, 0), count: BinaryValueTreePass.stringCacheSize)
     var stringCacheNumbers = [Int](repeating: -1, count: BinaryValueTreePass.stringCacheSize)
 
-    init(referenceSize: Int, writer: BinaryPropertyListWriter) {
+    init(referenceSize: Int, writer: BinaryPropertyListWriter, objectBound: Int = 0) {
         self.referenceSize = referenceSize
         self.maximumDepth = writer.maximumDepth
         self.maximumObjectCount = writer.maximumObjectCount
+        // Sized from the tree's object bound up front: no doubling copies of a large output
+        // or offset list (untouched capacity costs address space only, not memory).
+        let bound = min(max(objectBound, 0), maximumObjectCount, 1 << 26)
+        sink = BinaryByteSink(capacity: bound &* 12 &+ 64)
+        offsets.reserveCapacity(bound)
         sink.append(contentsOf: BinaryPropertyListFormat.magic)
     }
 
