@@ -83,3 +83,10 @@ extension KeyedArchivable {
         try decoder.session.decodeModel(Self.self, reference: reference)
     }
 }
+
+extension KeyedArchivable where Self: AnyObject {
+    /// The same as for any model, without converting a generic value to `AnyObject`.
+    public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+        try encoder.session.encodeClassModel(self)
+    }
+}

@@ -257,8 +257,17 @@ final class ArchiveEncodingSession {
     }
 
     func encodeModel<T: KeyedArchivable>(_ value: T) throws(ArchiveError) -> ArchiveReference {
+        try encodeModel(value, object: (type(of: value) is AnyClass) ? value as AnyObject : nil)
+    }
+
+    /// A class model: no conversion to AnyObject (which, through a generic value, asks the
+    /// runtime for a bridging conformance on every call).
+    func encodeClassModel<T: KeyedArchivable & AnyObject>(_ value: T) throws(ArchiveError) -> ArchiveReference {
+        try encodeModel(value, object: value)
+    }
+
+    private func encodeModel<T: KeyedArchivable>(_ value: T, object: AnyObject?) throws(ArchiveError) -> ArchiveReference {
         let dynamicType = type(of: value)
-        let object: AnyObject? = (dynamicType is AnyClass) ? value as AnyObject : nil
         if let object, let known = instanceUIDs[ObjectIdentifier(object)] {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))
         }
