@@ -144,7 +144,8 @@ enum FuzzArchiveChecks {
     }
 
     /// The objects the renderers must expand: reachable from `$top` through references, `$class`
-    /// edges left out (class descriptors print in the `$classes` table).
+    /// edges left out (class descriptors print in the `$classes` table), and the target of a bare
+    /// UID entry not followed (it prints as a `$uid` marker).
     static func reachable(_ graph: ArchiveGraph) -> [Bool] {
         var seen = [Bool](repeating: false, count: graph.objects.count)
         var stack: [PropertyListUID] = []
@@ -156,6 +157,10 @@ enum FuzzArchiveChecks {
             switch graph.objects[index] {
             case .instance(let instance):
                 for field in instance.fields { stack += ArchiveGraph.references(in: field.value) }
+            case .other(.uid):
+                // A bare UID stored as an `$objects` entry renders as `{"$id": n, "$uid": m}`
+                // and is not followed (Docs/KeyedArchiveFormat.md; F6 was this model's mistake).
+                break
             case .other(let value):
                 stack += ArchiveGraph.references(in: value)
             default: break

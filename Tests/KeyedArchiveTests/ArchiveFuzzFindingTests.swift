@@ -103,4 +103,17 @@ import Testing
         #expect(error?.code == .invalidClassReference)
         #expect(error?.message.contains("$class appears") == true)
     }
+
+    /// F6 (`archive` target, not a bug): `$objects[128]` is a bare UID to #137, the only path
+    /// to that instance. The renderers print a bare UID entry as `{"$id": 128, "$uid": 137}`
+    /// without following it, as Docs/KeyedArchiveFormat.md specifies; the harness had assumed
+    /// they follow it. Pinned here; the harness's reachability model was corrected.
+    @Test func bareUIDEntryRendersAsAMarkerAndIsNotFollowed() throws {
+        let graph = try ArchiveGraph(bytes: Self.finding("bare-uid-entry.fuzz.bplist"))
+        #expect(graph.objects[128] == .other(.uid(PropertyListUID(137))))
+        #expect(graph.references(of: PropertyListUID(128)) == [PropertyListUID(137)])
+        let json = ArchiveJSONRenderer.render(graph)
+        #expect(json.contains(#"{"$id": 128, "$uid": 137}"#))
+        #expect(!json.contains(#"{"$id": 137,"#))
+    }
 }
