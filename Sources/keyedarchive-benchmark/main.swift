@@ -1,4 +1,5 @@
 import Foundation
+import BenchmarkSupport
 import PropertyList
 
 // Benchmark: our property-list codec against Foundation's PropertyListSerialization on the
@@ -11,37 +12,6 @@ struct Measurement {
     /// Best thread CPU time, seconds: the figure the tables use.
     var cpu: Double
     var peakBytes: Int
-}
-
-func peakResidentBytes() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-        let digits = line.filter(\.isNumber)
-        return (Int(digits) ?? 0) * 1024
-    }
-    return 0
-}
-
-func currentResidentBytes() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        return (Int(line.filter(\.isNumber)) ?? 0) * 1024
-    }
-    return 0
-}
-
-func now() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
-
-/// CPU time of the calling thread (user + system, page faults included). Other processes on a
-/// shared machine do not add to it, as they add to wall time; both codecs run on this thread.
-func threadCPUTime() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
 /// Best wall and best thread-CPU time of one operation.
@@ -129,7 +99,7 @@ func runCase(_ name: String, binaryPath: String, xmlPath: String, runs: Int, bud
     }
     // Reset the peak to the current size (Linux: writing 5 to clear_refs resets VmHWM).
     try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-    let baseline = currentResidentBytes()
+    let baseline = processStatusBytes("VmRSS:")
     let operation: () throws -> Void
     switch name {
     case "ours-binary-read": operation = { _ = try PropertyListCodec.decode(binary) }
@@ -154,7 +124,7 @@ func runCase(_ name: String, binaryPath: String, xmlPath: String, runs: Int, bud
     // run only once; further runs follow while they fit the time budget.
     var timing = Timing()
     try timing.measure(operation)
-    let peak = max(0, peakResidentBytes() - baseline)
+    let peak = max(0, processStatusBytes("VmHWM:") - baseline)
     var spent = timing.wall
     var done = 0
     while done < runs, spent < budgetSeconds {
@@ -167,15 +137,7 @@ func runCase(_ name: String, binaryPath: String, xmlPath: String, runs: Int, bud
 }
 
 func measureInChild(_ name: String, binaryPath: String, xmlPath: String, runs: Int) throws -> Measurement {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = ["--case", name, binaryPath, xmlPath, String(runs)]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    let fields = output.split(whereSeparator: \.isWhitespace)
+    let fields = try runSelf(["--case", name, binaryPath, xmlPath, String(runs)])
     guard fields.count == 3, let wall = Double(fields[0]), let cpu = Double(fields[1]), let peak = Int(fields[2]) else {
         throw CocoaError(.fileReadCorruptFile)
     }

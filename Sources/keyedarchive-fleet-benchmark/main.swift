@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import KeyedArchive
 import PropertyList
@@ -13,26 +14,6 @@ struct Measurement {
     var cpu: Double
     var peakBytes: Int
     var runs: Int
-}
-
-func statusField(_ name: String) -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix(name) {
-        return (Int(line.filter(\.isNumber)) ?? 0) * 1024
-    }
-    return 0
-}
-
-func now() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
-
-func threadCPUTime() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
 /// Pilots for a target object count: one pilot brings about 20 archive objects (itself, its
@@ -101,7 +82,7 @@ func runCase(_ name: String, pilotCount: Int, directory: String, runs: Int, budg
         throw CocoaError(.featureUnsupported)
     }
     try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-    let baseline = statusField("VmRSS:")
+    let baseline = processStatusBytes("VmRSS:")
     var bestWall = Double.infinity, bestCPU = Double.infinity
     func timed() throws {
         let wallStart = now(), cpuStart = threadCPUTime()
@@ -111,7 +92,7 @@ func runCase(_ name: String, pilotCount: Int, directory: String, runs: Int, budg
     }
     let start = now()
     try timed()
-    let peak = max(0, statusField("VmHWM:") - baseline)
+    let peak = max(0, processStatusBytes("VmHWM:") - baseline)
     var done = 1
     while done < runs, now() - start < budget {
         try timed()
@@ -143,21 +124,8 @@ func prepare(pilotCount: Int, directory: String) throws {
     print(report.joined(separator: " "))
 }
 
-func child(_ arguments: [String]) throws -> [Substring] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
-    return output.split(whereSeparator: \.isWhitespace)
-}
-
 func measure(_ name: String, pilots: Int, directory: String, runs: Int, budget: Double) throws -> Measurement {
-    let fields = try child(["--case", name, String(pilots), directory, String(runs), String(budget)])
+    let fields = try runSelf(["--case", name, String(pilots), directory, String(runs), String(budget)])
     guard fields.count == 4, let wall = Double(fields[0]), let cpu = Double(fields[1]), let peak = Int(fields[2]), let done = Int(fields[3]) else {
         throw CocoaError(.fileReadCorruptFile)
     }
@@ -239,7 +207,7 @@ for size in sizes {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let withFoundation = size <= foundationLimit
-    let prepared = try child(["--prepare", String(count), directory]).compactMap { Int($0) }
+    let prepared = try runSelf(["--prepare", String(count), directory]).compactMap { Int($0) }
     guard prepared.count == 8 else { throw CocoaError(.fileReadCorruptFile) }
     let objects = prepared[0]
     counts[size] = (objects, count)

@@ -1,0 +1,44 @@
+import Foundation
+
+// What both benchmark executables need from the process they run in: clocks, memory figures
+// from /proc, and re-running themselves for one case so that each case's peak is its own.
+
+/// A byte figure from `/proc/self/status` (`VmHWM:` peak resident, `VmRSS:` current); 0 where
+/// the file does not exist (not Linux).
+public func processStatusBytes(_ field: String) -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix(field) {
+        return (Int(line.filter(\.isNumber)) ?? 0) * 1024
+    }
+    return 0
+}
+
+/// Monotonic wall-clock time, seconds.
+public func now() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// CPU time of the calling thread (user + system, page faults included). Other processes on a
+/// shared machine do not add to it, as they add to wall time.
+public func threadCPUTime() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// Runs this executable again with `arguments` and returns the whitespace-separated fields it
+/// printed; throws if it failed.
+public func runSelf(_ arguments: [String]) throws -> [Substring] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
+    return output.split(whereSeparator: \.isWhitespace)
+}
