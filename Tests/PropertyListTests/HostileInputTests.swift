@@ -612,6 +612,42 @@ extension HostileFuzzFindingTests {
         let xml = try XMLPropertyListWriter().write(fuzzed)
         #expect(String(decoding: xml, as: UTF8.self).contains("<date>2000-12-31T23:59:60Z</date>"))
     }
+
+    /// Binary-target finding F7: the tiniest negative dates. Below about −1.6e-322 s the minute
+    /// division no longer underflows to −0 (so the minute field borrows: 59) while the hour and
+    /// day ones still do (no borrow), giving `2001-01-01T00:59:60Z`, read back as +3600 s; below
+    /// about −8.9e-321 s the hour field borrows too (`23:59:60`, +86400 s); from about
+    /// −2.2e-319 s the day borrows and the date is `2000-12-31T23:59:60Z` again (F3). Core
+    /// Foundation prints the same (checked against Foundation's PropertyListSerialization, the
+    /// same C writer), so Apple's bytes win; the read-back values are pinned.
+    @Test func xmlDatesOfTheTiniestNegativeTimesMatchCoreFoundation() throws {
+        func dateLine(_ xml: [UInt8]) -> String? {
+            String(decoding: xml, as: UTF8.self).split(separator: "\n").first { $0.contains("<date>") }
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        let cases: [(seconds: Double, line: String, readBack: Double)] = [
+            (-Double.leastNonzeroMagnitude * 30, "<date>2001-01-01T00:00:60Z</date>", 60),
+            (-Double.leastNonzeroMagnitude * 50, "<date>2001-01-01T00:59:60Z</date>", 3600),
+            (-8.8e-321, "<date>2001-01-01T00:59:60Z</date>", 3600),
+            (-9e-321, "<date>2001-01-01T23:59:60Z</date>", 86_400),
+            (-2e-319, "<date>2001-01-01T23:59:60Z</date>", 86_400),
+            (-2.2e-319, "<date>2000-12-31T23:59:60Z</date>", 0),
+            (-1e-318, "<date>2000-12-31T23:59:60Z</date>", 0),
+        ]
+        for (seconds, line, readBack) in cases {
+            let ours = try XMLPropertyListWriter().write([.date(PropertyListDate(secondsSinceReferenceDate: seconds))])
+            let foundation = try PropertyListSerialization.data(fromPropertyList: [Date(timeIntervalSinceReferenceDate: seconds)], format: .xml, options: 0)
+            #expect(dateLine(ours) == line, "\(seconds)")
+            #expect(dateLine(ours) == dateLine([UInt8](foundation)), "\(seconds): Core Foundation writes \(dateLine([UInt8](foundation)) ?? "nothing")")
+            #expect(try XMLPropertyListReader.read(ours).value == [.date(PropertyListDate(secondsSinceReferenceDate: readBack))], "\(seconds)")
+        }
+        // libFuzzer's input (50 bytes): a lone date of −2.47e-322 s (bits 0x8000000000000032).
+        let fuzzed = try BinaryPropertyListReader.readValue(try Self.bytes("xml-date-minute-borrow.fuzz.bplist"))
+        #expect(fuzzed == .date(PropertyListDate(secondsSinceReferenceDate: Double(bitPattern: 0x8000_0000_0000_0032))))
+        let xml = try XMLPropertyListWriter().write(fuzzed)
+        #expect(dateLine(xml) == "<date>2001-01-01T00:59:60Z</date>")
+        #expect(try XMLPropertyListReader.read(xml).value == .date(PropertyListDate(secondsSinceReferenceDate: 3600)))
+    }
 }
 
 extension Result where Failure == PropertyListError {
