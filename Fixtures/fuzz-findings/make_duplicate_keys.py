@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # Writes duplicate-class-key.bplist, duplicate-classname.bplist and duplicate-objects.bplist
-# (fuzz finding F5): cd Fixtures/fuzz-findings && python3 make_duplicate_keys.py .
-# Hand-made keyed archives whose reserved keys appear twice (fuzz finding F5).
+# (fuzz finding F5: reserved keys twice), and duplicate-user-key.bplist,
+# duplicate-string-payload.bplist and duplicate-top-key.bplist (user keys twice, which typed
+# decoding refuses for the same reason): cd Fixtures/fuzz-findings && python3 make_duplicate_keys.py .
 import struct, sys
 class UID:
     def __init__(s, v): s.v = v
@@ -45,6 +46,15 @@ cases = {
     'duplicate-classname.bplist': archive(['$null', D(('$class', UID(2)), ('name', 'A')), D(('$classname', 'Glider'), ('$classname', 'Pilot'), ('$classes', ['Pilot', 'NSObject']))]),
     # two object tables
     'duplicate-objects.bplist': archive(['$null', D(('$class', UID(2)), ('name', 'A')), glider], extra=[('$objects', ['$null', D(('$class', UID(2)), ('name', 'A')), pilot])]),
+    # Pilot #1 stores name twice: Core Foundation's binary reader decodes 'A', its XML reader 'B'
+    'duplicate-user-key.bplist': archive(['$null', D(('$class', UID(2)), ('name', 'A'), ('name', 'B')), pilot]),
+    # the NSString #3 that Pilot #1's name refers to stores NS.string twice
+    'duplicate-string-payload.bplist': archive(['$null', D(('$class', UID(2)), ('name', UID(3))), pilot,
+                                                D(('$class', UID(4)), ('NS.string', 'A'), ('NS.string', 'B')),
+                                                D(('$classname', 'NSString'), ('$classes', ['NSString', 'NSObject']))]),
+    # $top names two roots
+    'duplicate-top-key.bplist': archive(['$null', D(('$class', UID(2)), ('name', 'A')), pilot, D(('$class', UID(2)), ('name', 'B'))],
+                                        top=D(('root', UID(1)), ('root', UID(3)))),
 }
 for name, root in cases.items():
     open(sys.argv[1] + '/' + name, 'wb').write(write(root))

@@ -111,6 +111,35 @@ public struct PropertyListDictionary: Hashable, Sendable, RandomAccessCollection
         }
     }
 
+    /// The first key that appears more than once, with how many times it appears; nil when
+    /// every key is distinct. Only a hand-made binary file can hold a key twice, and readers
+    /// then disagree on which one counts (Core Foundation's binary reader keeps the first, its
+    /// XML reader the last), so a consumer that must mean what Apple means refuses such a
+    /// dictionary. Linear in the number of entries.
+    public func firstDuplicateKey() -> (key: String, occurrences: Int)? {
+        guard entries.count > 1 else { return nil }
+        var duplicated: String?
+        if entries.count <= 8 {
+            // The few keys of an archived object: comparing pairs beats hashing.
+            search: for later in 1..<entries.count {
+                for earlier in 0..<later where entries[earlier].key.isExactlyEqual(to: entries[later].key) {
+                    duplicated = entries[earlier].key
+                    break search
+                }
+            }
+        } else {
+            var seen = Set<ExactString>(minimumCapacity: entries.count)
+            for entry in entries where !seen.insert(ExactString(entry.key)).inserted {
+                duplicated = entry.key
+                break
+            }
+        }
+        guard let key = duplicated else { return nil }
+        var occurrences = 0
+        for entry in entries where entry.key.isExactlyEqual(to: key) { occurrences += 1 }
+        return (key, occurrences)
+    }
+
     /// Replaces one entry in place; the index is rebuilt if the key changed.
     mutating func replaceEntry(at position: Int, with entry: Entry) {
         let keyChanged = !entries[position].key.isExactlyEqual(to: entry.key)

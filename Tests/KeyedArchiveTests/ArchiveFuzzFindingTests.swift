@@ -85,6 +85,54 @@ import Testing
         #expect(typed?.code == testCase.code)
     }
 
+    struct DuplicateUserKeyCase: Sendable, CustomStringConvertible {
+        let file: String
+        let keyPath: String
+        let uid: UInt64?
+        /// What Core Foundation's binary reader makes of the doubled key: the first value.
+        let foundationReads: (object: Int, key: String, value: String)?
+        var description: String { file }
+    }
+
+    static let duplicateUserKeyCases: [DuplicateUserKeyCase] = [
+        DuplicateUserKeyCase(file: "duplicate-user-key.bplist", keyPath: "root.name", uid: 1, foundationReads: (1, "name", "A")),
+        DuplicateUserKeyCase(file: "duplicate-string-payload.bplist", keyPath: "root.name.NS.string", uid: 3, foundationReads: (3, "NS.string", "A")),
+        DuplicateUserKeyCase(file: "duplicate-top-key.bplist", keyPath: "root", uid: nil, foundationReads: nil),
+    ]
+
+    /// Left open by F5, closed here: a *user* key stored twice (a model's field, an NSString's
+    /// `NS.string`, a `$top` key). Core Foundation's binary reader keeps the first value, its
+    /// XML reader and Python's plistlib the last, so the archive means different things to
+    /// different readers; typed decoding refuses it (`duplicateKey`, located) instead of picking
+    /// one. The generic view keeps both entries: nothing is lost for inspection.
+    @Test(arguments: duplicateUserKeyCases)
+    func userKeysStoredTwiceAreRefusedByTypedDecoding(_ testCase: DuplicateUserKeyCase) throws {
+        let bytes = try Self.finding(testCase.file)
+        let graph = try ArchiveGraph(bytes: bytes)
+        if let (object, key, value) = testCase.foundationReads {
+            guard case .instance(let instance) = graph.objects[object] else {
+                Issue.record("object #\(object) is not an instance")
+                return
+            }
+            #expect(instance.storage.entries.filter { $0.key == key }.count == 2)
+            let read = try PropertyListSerialization.propertyList(from: Data(bytes), format: nil) as? [String: Any]
+            let objects = read?["$objects"] as? [Any]
+            #expect((objects?[object] as? [String: Any])?[key] as? String == value, "Core Foundation's binary reader keeps the first")
+        }
+        let error = #expect(throws: ArchiveError.self) { try KeyedUnarchiver.unarchive(Pilot.self, from: bytes, registry: Fleet.registry) }
+        #expect(error?.code == .duplicateKey)
+        #expect(error?.keyPath.description == testCase.keyPath)
+        #expect(error?.uid?.value == testCase.uid)
+        #expect(error?.message.contains("appears 2 times") == true)
+    }
+
+    /// The same archive without the doubled key decodes: the refusal is about the key alone.
+    @Test func anArchiveWithDistinctKeysStillDecodes() throws {
+        let pilot = Pilot(name: "Amelia", airplanes: [], licenseDate: nil, notes: ["a": "b"])
+        let bytes = try KeyedArchiver.archive(pilot, registry: Fleet.registry)
+        #expect(try KeyedUnarchiver.unarchive(Pilot.self, from: bytes, registry: Fleet.registry).name == "Amelia")
+    }
+
     /// The reason for F5, pinned: Foundation's binary reader keeps the first of two equal keys
     /// (`{a: 1, a: 2}` reads as `{a: 1}`), its XML reader the last.
     @Test func foundationKeepsTheFirstDuplicateKeyOfABinaryPlist() throws {

@@ -33,4 +33,21 @@ import Testing
             #expect(large.count == count - 1)
         }
     }
+
+    /// `firstDuplicateKey` finds a key stored twice by exact scalars (not canonical
+    /// equivalence), in small dictionaries (pairwise) and large ones (hashed) alike.
+    @Test func firstDuplicateKeyFindsExactRepeats() {
+        #expect(PropertyListDictionary().firstDuplicateKey() == nil)
+        let distinct = PropertyListDictionary(entries: [.init(key: "e\u{301}", value: 1), .init(key: "\u{E9}", value: 2)])
+        #expect(distinct.firstDuplicateKey() == nil, "canonically equivalent keys are different keys")
+        for count in [3, 8, 9, 40] {
+            var entries = (0..<count).map { PropertyListDictionary.Entry(key: "k\($0)", value: .integer(PropertyListInteger(Int64($0)))) }
+            #expect(PropertyListDictionary(entries: entries).firstDuplicateKey() == nil, "\(count)")
+            entries.append(.init(key: "k1", value: true))
+            entries.append(.init(key: "k\(count - 1)", value: true))
+            entries.append(.init(key: "k1", value: false))
+            let found = PropertyListDictionary(entries: entries).firstDuplicateKey()
+            #expect(found?.key == "k1" && found?.occurrences == 3, "\(count): \(String(describing: found))")
+        }
+    }
 }

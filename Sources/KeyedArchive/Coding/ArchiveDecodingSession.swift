@@ -44,6 +44,18 @@ final class ArchiveDecodingSession {
         return result
     }
 
+    /// Refuses an object that stores one key twice. Apple's writers never do; a hand-made
+    /// binary archive can, and then Core Foundation's binary reader (what NSKeyedUnarchiver
+    /// reads with) takes the first value where its XML reader takes the last. An archive that
+    /// means one thing to a validating service and another to the app it forwards to is a
+    /// parser-differential hole, so typed decoding takes neither (Docs/Security.md).
+    func checkKeysAreUnique(_ fields: PropertyListDictionary, uid: Int?) throws(ArchiveError) {
+        guard let (storedKey, occurrences) = fields.firstDuplicateKey() else { return }
+        let key = ArchiveKeys.unescape(storedKey) ?? storedKey
+        throw ArchiveError(.duplicateKey, "key \(key) appears \(occurrences) times in one object; readers disagree on which one counts (Core Foundation's binary reader keeps the first, its XML reader the last), so the archive is ambiguous",
+                           keyPath: keyPath.appending(key: key), uid: uid.map { PropertyListUID(UInt64($0)) })
+    }
+
     // MARK: Objects
 
     func object(_ uid: Int) -> ArchiveGraph.Object {
@@ -104,10 +116,12 @@ final class ArchiveDecodingSession {
                 throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is a Foundation \(found.rawValue), not admitted for \(requested) (accepted: \(accepted))",
                                    keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes)
             }
+            try checkKeysAreUnique(instance.storage, uid: uid)
             return instance
         }
         // A model class name is never re-read as a Foundation class through its chain.
         if registry.entry(named: descriptor.name) == nil, registry.fallbackFoundationClass(chain: descriptor.classes, kind: kind) != nil {
+            try checkKeysAreUnique(instance.storage, uid: uid)
             return instance
         }
         let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
@@ -167,6 +181,7 @@ final class ArchiveDecodingSession {
         guard depth < options.maximumDepth else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth)", uid: uid)
         }
+        try checkKeysAreUnique(instance.storage, uid: uid)
         states[uid] = .inProgress
         depth += 1
         let decoder = KeyedArchiveDecoder(session: self, uid: uid, fields: instance.storage, classChain: descriptor.classes)

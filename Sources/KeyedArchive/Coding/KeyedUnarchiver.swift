@@ -40,6 +40,7 @@ public final class KeyedUnarchiver {
             throw ArchiveError(.invalidState, "an earlier error ended this unarchiver")
         }
         do {
+            try session.checkKeysAreUnique(topFields, uid: nil)
             let result = try body()
             try session.resolveDeferred()
             return result

@@ -41,7 +41,8 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let budgetExceeded = Code(rawValue: "budgetExceeded")
         /// A model's own `init(from:)` or `encode(to:)` threw an error that is not an ``ArchiveError``.
         public static let modelError = Code(rawValue: "modelError")
-        /// The same key was encoded twice in one object.
+        /// The same key was encoded twice in one object, or an archive being decoded stores a key
+        /// twice in one object (readers disagree on which one counts, so decoding refuses it).
         public static let duplicateKey = Code(rawValue: "duplicateKey")
         /// The encoder was used after it finished, or an invalid argument was passed to it.
         public static let invalidState = Code(rawValue: "invalidState")
