@@ -580,24 +580,15 @@ enum HostileXMLExpressible {
 }
 
 extension HostileFuzzFindingTests {
-    /// Binary-target finding F3: a date a hair below a whole second (−5e-324 s, −1e-300 s, the
-    /// fuzzer's −6.5e-144 s) is written to XML with a seconds field of 60 — `23:59:60Z`, even
-    /// `00:00:60Z` — so binary → XML → binary moves it to 0 s or +60 s instead of flooring it to
-    /// −1 s. This is Core Foundation's own date-field arithmetic, and our writer prints exactly
-    /// what Core Foundation prints (checked here against Foundation's PropertyListSerialization,
-    /// the same C writer); the read-back values are pinned so that a change either way is seen.
-    @Test func xmlDatesJustBelowASecondMatchCoreFoundation() throws {
-        func dateLine(_ xml: [UInt8]) -> String? {
-            String(decoding: xml, as: UTF8.self).split(separator: "\n").first { $0.contains("<date>") }
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-        }
-        let cases: [(seconds: Double, line: String, readBack: Double)] = [
-            (-0.5, "<date>2000-12-31T23:59:59Z</date>", -1),
-            (-1e-10, "<date>2000-12-31T23:59:59Z</date>", -1),
-            (-1e-15, "<date>2000-12-31T23:59:60Z</date>", 0),
-            (-1e-300, "<date>2000-12-31T23:59:60Z</date>", 0),
-            (-5e-324, "<date>2001-01-01T00:00:60Z</date>", 60),
-        ]
+    /// The `<date>` line of an XML plist, without its indentation.
+    static func dateLine(_ xml: [UInt8]) -> String? {
+        String(decoding: xml, as: UTF8.self).split(separator: "\n").first { $0.contains("<date>") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// For each time: our XML date line is the expected one and Core Foundation's (Foundation's
+    /// PropertyListSerialization, the same C writer), and it reads back as `readBack`.
+    static func checkDatesAgainstCoreFoundation(_ cases: [(seconds: Double, line: String, readBack: Double)]) throws {
         for (seconds, line, readBack) in cases {
             let ours = try XMLPropertyListWriter().write([.date(PropertyListDate(secondsSinceReferenceDate: seconds))])
             let foundation = try PropertyListSerialization.data(fromPropertyList: [Date(timeIntervalSinceReferenceDate: seconds)], format: .xml, options: 0)
@@ -605,6 +596,23 @@ extension HostileFuzzFindingTests {
             #expect(dateLine(ours) == dateLine([UInt8](foundation)), "\(seconds): Core Foundation writes \(dateLine([UInt8](foundation)) ?? "nothing")")
             #expect(try XMLPropertyListReader.read(ours).value == [.date(PropertyListDate(secondsSinceReferenceDate: readBack))], "\(seconds)")
         }
+    }
+
+    /// Binary-target finding F3: a date a hair below a whole second (−5e-324 s, −1e-300 s, the
+    /// fuzzer's −6.5e-144 s) is written to XML with a seconds field of 60 — `23:59:60Z`, even
+    /// `00:00:60Z` — so binary → XML → binary moves it to 0 s or +60 s instead of flooring it to
+    /// −1 s. This is Core Foundation's own date-field arithmetic, and our writer prints exactly
+    /// what Core Foundation prints (checked here against Foundation's PropertyListSerialization,
+    /// the same C writer); the read-back values are pinned so that a change either way is seen.
+    @Test func xmlDatesJustBelowASecondMatchCoreFoundation() throws {
+        let cases: [(seconds: Double, line: String, readBack: Double)] = [
+            (-0.5, "<date>2000-12-31T23:59:59Z</date>", -1),
+            (-1e-10, "<date>2000-12-31T23:59:59Z</date>", -1),
+            (-1e-15, "<date>2000-12-31T23:59:60Z</date>", 0),
+            (-1e-300, "<date>2000-12-31T23:59:60Z</date>", 0),
+            (-5e-324, "<date>2001-01-01T00:00:60Z</date>", 60),
+        ]
+        try Self.checkDatesAgainstCoreFoundation(cases)
         // The kept inputs: the 50-byte hand-made file (−5e-324 s) and libFuzzer's 235-byte one.
         let handMade = try Self.bytes("xml-date-second-60.bplist")
         #expect(HostileOutcome.of { try BinaryPropertyListReader.readValue(handMade) } == .value(.date(PropertyListDate(secondsSinceReferenceDate: -5e-324))))
@@ -621,10 +629,6 @@ extension HostileFuzzFindingTests {
     /// Foundation prints the same (checked against Foundation's PropertyListSerialization, the
     /// same C writer), so Apple's bytes win; the read-back values are pinned.
     @Test func xmlDatesOfTheTiniestNegativeTimesMatchCoreFoundation() throws {
-        func dateLine(_ xml: [UInt8]) -> String? {
-            String(decoding: xml, as: UTF8.self).split(separator: "\n").first { $0.contains("<date>") }
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-        }
         let cases: [(seconds: Double, line: String, readBack: Double)] = [
             (-Double.leastNonzeroMagnitude * 30, "<date>2001-01-01T00:00:60Z</date>", 60),
             (-Double.leastNonzeroMagnitude * 50, "<date>2001-01-01T00:59:60Z</date>", 3600),
@@ -634,18 +638,12 @@ extension HostileFuzzFindingTests {
             (-2.2e-319, "<date>2000-12-31T23:59:60Z</date>", 0),
             (-1e-318, "<date>2000-12-31T23:59:60Z</date>", 0),
         ]
-        for (seconds, line, readBack) in cases {
-            let ours = try XMLPropertyListWriter().write([.date(PropertyListDate(secondsSinceReferenceDate: seconds))])
-            let foundation = try PropertyListSerialization.data(fromPropertyList: [Date(timeIntervalSinceReferenceDate: seconds)], format: .xml, options: 0)
-            #expect(dateLine(ours) == line, "\(seconds)")
-            #expect(dateLine(ours) == dateLine([UInt8](foundation)), "\(seconds): Core Foundation writes \(dateLine([UInt8](foundation)) ?? "nothing")")
-            #expect(try XMLPropertyListReader.read(ours).value == [.date(PropertyListDate(secondsSinceReferenceDate: readBack))], "\(seconds)")
-        }
+        try Self.checkDatesAgainstCoreFoundation(cases)
         // libFuzzer's input (50 bytes): a lone date of −2.47e-322 s (bits 0x8000000000000032).
         let fuzzed = try BinaryPropertyListReader.readValue(try Self.bytes("xml-date-minute-borrow.fuzz.bplist"))
         #expect(fuzzed == .date(PropertyListDate(secondsSinceReferenceDate: Double(bitPattern: 0x8000_0000_0000_0032))))
         let xml = try XMLPropertyListWriter().write(fuzzed)
-        #expect(dateLine(xml) == "<date>2001-01-01T00:59:60Z</date>")
+        #expect(Self.dateLine(xml) == "<date>2001-01-01T00:59:60Z</date>")
         #expect(try XMLPropertyListReader.read(xml).value == .date(PropertyListDate(secondsSinceReferenceDate: 3600)))
     }
 }
