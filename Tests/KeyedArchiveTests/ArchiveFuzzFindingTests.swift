@@ -126,6 +126,19 @@ import Testing
         #expect(error?.message.contains("appears 2 times") == true)
     }
 
+    /// `keyedarchive validate` refuses the same archives, at the same key path and UID, even
+    /// with every class allowed: no allowlist can vouch for an archive that means two things.
+    @Test(arguments: duplicateUserKeyCases)
+    func allowlistRefusesUserKeysStoredTwice(_ testCase: DuplicateUserKeyCase) throws {
+        let graph = try ArchiveGraph(bytes: try Self.finding(testCase.file))
+        let report = ArchiveClassAllowlist(classNames: ["Pilot", "NSString"]).check(graph)
+        #expect(report.refusalCount == 1)
+        let refusal = try #require(report.refusals.first)
+        #expect(refusal.code == .duplicateKey)
+        #expect(refusal.keyPath.description == testCase.keyPath)
+        #expect(refusal.uid?.value == testCase.uid)
+    }
+
     /// The same archive without the doubled key decodes: the refusal is about the key alone.
     @Test func anArchiveWithDistinctKeysStillDecodes() throws {
         let pilot = Pilot(name: "Amelia", airplanes: [], licenseDate: nil, notes: ["a": "b"])

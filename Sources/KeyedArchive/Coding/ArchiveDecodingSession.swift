@@ -51,9 +51,7 @@ final class ArchiveDecodingSession {
     /// parser-differential hole, so typed decoding takes neither (Docs/Security.md).
     func checkKeysAreUnique(_ fields: PropertyListDictionary, uid: Int?) throws(ArchiveError) {
         guard let (storedKey, occurrences) = fields.firstDuplicateKey() else { return }
-        let key = ArchiveKeys.unescape(storedKey) ?? storedKey
-        throw ArchiveError(.duplicateKey, "key \(key) appears \(occurrences) times in one object; readers disagree on which one counts (Core Foundation's binary reader keeps the first, its XML reader the last), so the archive is ambiguous",
-                           keyPath: keyPath.appending(key: key), uid: uid.map { PropertyListUID(UInt64($0)) })
+        throw ArchiveGraph.duplicateKeyError(storedKey: storedKey, occurrences: occurrences, in: keyPath, uid: uid.map { PropertyListUID(UInt64($0)) })
     }
 
     // MARK: Objects

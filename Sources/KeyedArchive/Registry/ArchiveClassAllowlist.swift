@@ -7,7 +7,8 @@ import PropertyList
 /// its exact `$classname` is listed (its `$classes` chain is reported, never used to admit it);
 /// a plain string, number, data or date is admitted by the same ``ArchivePrimitivePolicy`` the
 /// typed decoder uses; anything else no unarchiver could turn into an object (a bare array or
-/// dictionary without `$class`, a reference to a class dictionary) is refused. Objects nothing
+/// dictionary without `$class`, a reference to a class dictionary) is refused, and so is an
+/// object (or `$top`) that stores a key twice, which typed decoding refuses too. Objects nothing
 /// reaches are not checked, since no decoder would ever create them.
 ///
 /// This is the registry's rule applied to names only, so it answers "would a registry made of
@@ -33,7 +34,8 @@ public struct ArchiveClassAllowlist: Hashable, Sendable {
     /// The result of checking one archive.
     public struct Report: Hashable, Sendable {
         /// One ``ArchiveError`` per refused object (code ``ArchiveError/Code/classNotAllowed``,
-        /// or ``ArchiveError/Code/invalidReference`` for a reference to a class dictionary),
+        /// ``ArchiveError/Code/invalidReference`` for a reference to a class dictionary, or
+        /// ``ArchiveError/Code/duplicateKey`` for an object — or `$top` — storing a key twice),
         /// in the order a depth-first walk from `$top` first reaches them, each with the key
         /// path of that first reach, its UID, its `$classes` chain and a remedy.
         public let refusals: [ArchiveError]
@@ -62,6 +64,12 @@ public struct ArchiveClassAllowlist: Hashable, Sendable {
             if refusals.count < maximumReported { refusals.append(error()) }
         }
 
+        // A key stored twice means one thing to Apple's binary reader and another to its XML
+        // reader: no allowlist can vouch for such an archive (Docs/Security.md).
+        let topKeys = PropertyListDictionary(entries: graph.top.map { PropertyListDictionary.Entry(key: $0.key, value: $0.value) })
+        if let (key, occurrences) = topKeys.firstDuplicateKey() {
+            refuse(ArchiveGraph.duplicateKeyError(storedKey: key, occurrences: occurrences, in: ArchiveKeyPath([]), uid: nil))
+        }
         while let (uid, node) = walk.nextObject() {
             checked += 1
             let reference = PropertyListUID(UInt64(uid))
@@ -73,6 +81,9 @@ public struct ArchiveClassAllowlist: Hashable, Sendable {
                 if !admits(className: descriptor.name) {
                     refuse(ArchiveError(.classNotAllowed, "class \(descriptor.name) is not in the allowlist", keyPath: walk.path(to: node),
                                         uid: reference, classChain: descriptor.classes, remedy: "--allow \(descriptor.name)"))
+                }
+                if let (storedKey, occurrences) = instance.storage.firstDuplicateKey() {
+                    refuse(ArchiveGraph.duplicateKeyError(storedKey: storedKey, occurrences: occurrences, in: walk.path(to: node), uid: reference))
                 }
                 walk.pushFields(of: instance, from: node)
             case .string: checkPrimitive(.strings, "string", uid: uid, node: node, walk: walk, refuse: refuse)
