@@ -122,8 +122,10 @@ for target in "${targets[@]}"; do
   log=".build-fuzz/logs/$target-$(date -u +%Y%m%dT%H%M%SZ).log"
   echo "== fuzzing $target for ${seconds}s (log: $log)"
   run_status=0
+  # The timeout is the judge of slowness: libFuzzer's own "slow unit" report (default: 10 s, the
+  # same as the timeout) only echoes a load spike on a shared machine, so it is set past it.
   # shellcheck disable=SC2086
-  "$binary" "$corpus" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len=262144 \
+  "$binary" "$corpus" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -report_slow_units=11 -max_len=262144 \
     -artifact_prefix="$work/$target-artifacts/" -print_final_stats=1 ${FUZZ_EXTRA:-} > "$log" 2>&1 || run_status=$?
   grep -E "^#[0-9]+[[:space:]]+DONE|^stat::|ERROR|SUMMARY|FUZZ FINDING" "$log" | tail -n 12 || true
   findings=$(find "$work/$target-artifacts" -type f | wc -l)
