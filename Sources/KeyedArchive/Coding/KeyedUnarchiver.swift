@@ -25,9 +25,7 @@ public final class KeyedUnarchiver {
     public init(graph: ArchiveGraph, registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) {
         self.graph = graph
         session = ArchiveDecodingSession(graph: graph, registry: registry, options: options)
-        var fields = PropertyListDictionary()
-        for entry in graph.top { fields.append(key: entry.key, value: entry.value) }
-        topFields = fields
+        topFields = graph.topFields
     }
 
     /// The decoder of `$top` itself (top-level keys are its fields).

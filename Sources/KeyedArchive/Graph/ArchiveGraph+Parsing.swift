@@ -249,15 +249,14 @@ extension ArchiveGraph {
         return count
     }
 
-    /// Why a reserved key may appear only once (fuzz finding F5).
+    /// Why a key may appear only once in an object (fuzz finding F5 for reserved keys).
     static let duplicateNote = "; readers disagree on which one counts (Core Foundation's binary reader keeps the first, its XML reader and ours the last), so the archive is ambiguous"
 
     /// The refusal of a user key stored twice in one object (`storedKey` as the file spells it),
     /// located at that key: typed decoding and `keyedarchive validate` both give it.
     static func duplicateKeyError(storedKey: String, occurrences: Int, in objectPath: ArchiveKeyPath, uid: PropertyListUID?) -> ArchiveError {
         let key = ArchiveKeys.unescape(storedKey) ?? storedKey
-        return ArchiveError(.duplicateKey, "key \(key) appears \(occurrences) times in one object; readers disagree on which one counts (Core Foundation's binary reader keeps the first, its XML reader the last), so the archive is ambiguous",
-                            keyPath: objectPath.appending(key: key), uid: uid)
+        return ArchiveError(.duplicateKey, "key \(key) appears \(occurrences) times in one object\(duplicateNote)", keyPath: objectPath.appending(key: key), uid: uid)
     }
 
     static func classDescriptor(_ dictionary: PropertyListDictionary, uid: PropertyListUID, options: ArchiveReadingOptions = .default) throws(ArchiveError) -> ClassDescriptor {

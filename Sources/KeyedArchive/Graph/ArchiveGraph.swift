@@ -89,6 +89,10 @@ public struct ArchiveGraph: Hashable, Sendable {
     public let version: PropertyListInteger
     /// `$top`, in file order.
     public let top: [TopEntry]
+    /// `$top` as a dictionary in file order (duplicate keys kept): the fields of the top level.
+    public var topFields: PropertyListDictionary {
+        PropertyListDictionary(entries: top.map { PropertyListDictionary.Entry(key: $0.key, value: $0.value) })
+    }
     /// `$objects`; a UID's value is an index into it.
     public let objects: [Object]
     /// The root dictionary's keys in file order (the writer's era shows in it, format-notes §3.4).

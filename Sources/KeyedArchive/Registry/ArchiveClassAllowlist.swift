@@ -66,8 +66,7 @@ public struct ArchiveClassAllowlist: Hashable, Sendable {
 
         // A key stored twice means one thing to Apple's binary reader and another to its XML
         // reader: no allowlist can vouch for such an archive (Docs/Security.md).
-        let topKeys = PropertyListDictionary(entries: graph.top.map { PropertyListDictionary.Entry(key: $0.key, value: $0.value) })
-        if let (key, occurrences) = topKeys.firstDuplicateKey() {
+        if let (key, occurrences) = graph.topFields.firstDuplicateKey() {
             refuse(ArchiveGraph.duplicateKeyError(storedKey: key, occurrences: occurrences, in: ArchiveKeyPath([]), uid: nil))
         }
         while let (uid, node) = walk.nextObject() {
