@@ -7,28 +7,66 @@ final class ArchiveDecodingSession {
     let graph: ArchiveGraph
     let registry: ArchiveRegistry
     let options: ArchiveReadingOptions
-    var path: [ArchiveKeyPath.Component] = []
-    var failed = false
 
-    private enum State: UInt8 { case untouched, inProgress, finished }
-    private var states: [State]
-    private var models: [Int: Any] = [:]
+    private enum ObjectState: UInt8 { case untouched, inProgress, finished }
     private struct ValueKey: Hashable {
         let uid: Int
         let type: ObjectIdentifier
     }
-    private var values: [ValueKey: Any] = [:]
-    private var containersInProgress: Set<ValueKey> = []
-    private var depth = 0
-    private var elementCount = 0
-    private var visitCount = 0
-    private var deferred: [(path: [ArchiveKeyPath.Component], work: () throws(ArchiveError) -> Void)] = []
+    /// A decoded collection: the first type a collection is decoded as is kept beside its UID;
+    /// the rare further types go to `otherValues`.
+    private struct DecodedValue {
+        let type: ObjectIdentifier
+        let value: Any
+    }
+
+    /// Everything that changes while decoding. It lives behind a pointer because the session
+    /// is a class: every access to a class's `var` is checked for exclusivity at run time,
+    /// and those checks were a tenth of a fleet decode. The session is confined to one decode
+    /// on one thread, so the pointer is never accessed concurrently.
+    private struct State {
+        var path: [ArchiveKeyPath.Component] = []
+        var failed = false
+        var objectStates: [ObjectState]
+        /// Finished models by UID (Swift values are boxed in `Any`).
+        var models: [Any?]
+        var values: [DecodedValue?]
+        var otherValues: [ValueKey: Any] = [:]
+        /// The type a collection is being decoded as, by UID; `otherInProgress` holds the rest.
+        var inProgressType: [ObjectIdentifier?]
+        var otherInProgress: Set<ValueKey> = []
+        var depth = 0
+        var elementCount = 0
+        var visitCount = 0
+        var deferred: [(path: [ArchiveKeyPath.Component], work: () throws(ArchiveError) -> Void)] = []
+    }
+    private let state: UnsafeMutablePointer<State>
 
     init(graph: ArchiveGraph, registry: ArchiveRegistry, options: ArchiveReadingOptions) {
         self.graph = graph
         self.registry = registry
         self.options = options
-        self.states = [State](repeating: .untouched, count: graph.objects.count)
+        let count = graph.objects.count
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(objectStates: [ObjectState](repeating: .untouched, count: count),
+                                   models: [Any?](repeating: nil, count: count),
+                                   values: [DecodedValue?](repeating: nil, count: count),
+                                   inProgressType: [ObjectIdentifier?](repeating: nil, count: count)))
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    var path: [ArchiveKeyPath.Component] {
+        get { state.pointee.path }
+        set { state.pointee.path = newValue }
+    }
+
+    var failed: Bool {
+        get { state.pointee.failed }
+        set { state.pointee.failed = newValue }
     }
 
     var keyPath: ArchiveKeyPath { ArchiveKeyPath(path) }
@@ -38,9 +76,9 @@ final class ArchiveDecodingSession {
     }
 
     func withPath<R>(_ component: ArchiveKeyPath.Component, _ body: () throws(ArchiveError) -> R) throws(ArchiveError) -> R {
-        path.append(component)
+        state.pointee.path.append(component)
         let result = try body()
-        path.removeLast()
+        state.pointee.path.removeLast()
         return result
     }
 
@@ -70,8 +108,8 @@ final class ArchiveDecodingSession {
         guard uid.value < UInt64(graph.objects.count) else {
             throw error(.invalidReference, "refers to object \(uid.value), but $objects has \(graph.objects.count) entries")
         }
-        visitCount += 1
-        guard visitCount <= options.maximumVisitCount else {
+        state.pointee.visitCount += 1
+        guard state.pointee.visitCount <= options.maximumVisitCount else {
             throw error(.budgetExceeded, "decoding follows more than \(options.maximumVisitCount) references (maximumVisitCount)", uid: Int(uid.value))
         }
         return Int(uid.value)
@@ -166,9 +204,12 @@ final class ArchiveDecodingSession {
                                keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
                                remedy: registry.remedy(admitting: descriptor.name, family: family, requested: "\(T.self)"))
         }
-        switch states[uid] {
+        switch state.pointee.objectStates[uid] {
         case .finished:
-            return try cast(models[uid], to: T.self, uid: uid, className: descriptor.name)
+            guard let model = state.pointee.models[uid] else {
+                throw error(.invalidState, "object #\(uid) (\(descriptor.name)) is marked decoded but has no value", uid: uid)
+            }
+            return try cast(model, to: T.self, uid: uid, className: descriptor.name)
         case .inProgress:
             throw error(.cyclicReference, "object #\(uid) (\(descriptor.name)) was asked for while it is still being decoded; decode back-references with decode(_:forKey:whenResolved:)",
                         uid: uid, classChain: descriptor.classes)
@@ -176,12 +217,12 @@ final class ArchiveDecodingSession {
             break
         }
         let make = registry.entries[entry].make
-        guard depth < options.maximumDepth else {
+        guard state.pointee.depth < options.maximumDepth else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth)", uid: uid)
         }
         try checkKeysAreUnique(instance.storage, uid: uid)
-        states[uid] = .inProgress
-        depth += 1
+        state.pointee.objectStates[uid] = .inProgress
+        state.pointee.depth += 1
         let decoder = KeyedArchiveDecoder(session: self, uid: uid, fields: instance.storage, classChain: descriptor.classes)
         let value: Any
         do {
@@ -192,17 +233,17 @@ final class ArchiveDecodingSession {
             throw ArchiveError(.modelError, "init(from:) of \(registry.entries[entry].typeName) threw: \(error)", keyPath: keyPath,
                                uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, underlyingDescription: "\(error)")
         }
-        depth -= 1
-        states[uid] = .finished
-        models[uid] = value
+        state.pointee.depth -= 1
+        state.pointee.objectStates[uid] = .finished
+        state.pointee.models[uid] = value
         return try cast(value, to: T.self, uid: uid, className: descriptor.name)
     }
 
-    private func cast<T>(_ value: Any?, to type: T.Type, uid: Int, className: String) throws(ArchiveError) -> T {
-        guard let typed = value as? T else {
-            throw error(.typeMismatch, "class \(className) decoded to \(value.map { "\(Swift.type(of: $0))" } ?? "nothing"), which is not a \(T.self) (check the registration)", uid: uid)
-        }
-        return typed
+    /// Takes `Any`, not `Any?`: a cast out of an optional costs an `Optional<T>` metadata
+    /// lookup per call when this runs unspecialized.
+    private func cast<T>(_ value: Any, to type: T.Type, uid: Int, className: String) throws(ArchiveError) -> T {
+        if let typed = value as? T { return typed }
+        throw error(.typeMismatch, "class \(className) decoded to \(Swift.type(of: value)), which is not a \(T.self) (check the registration)", uid: uid)
     }
 
     // MARK: Foundation containers
@@ -211,53 +252,73 @@ final class ArchiveDecodingSession {
     /// many places costs its elements once, and an array that contains itself is a cycle error
     /// rather than endless work.
     func decodeContainer<T>(_ type: T.Type, uid: Int, count: Int, _ build: () throws(ArchiveError) -> T) throws(ArchiveError) -> T {
-        let key = ValueKey(uid: uid, type: ObjectIdentifier(T.self))
-        if let known = values[key] as? T { return known }
-        guard !containersInProgress.contains(key) else {
+        let typeID = ObjectIdentifier(T.self)
+        let key = ValueKey(uid: uid, type: typeID)
+        if let known = state.pointee.values[uid] {
+            if known.type == typeID, let value = known.value as? T { return value }
+            if let value = state.pointee.otherValues[key] as? T { return value }
+        }
+        let inProgress = state.pointee.inProgressType[uid]
+        guard inProgress != typeID, inProgress == nil || !state.pointee.otherInProgress.contains(key) else {
             throw error(.cyclicReference, "collection #\(uid) contains itself as \(T.self)", uid: uid)
         }
-        let (total, overflow) = elementCount.addingReportingOverflow(count)
+        let (total, overflow) = state.pointee.elementCount.addingReportingOverflow(count)
         guard !overflow, total <= options.maximumElementCount else {
             throw error(.budgetExceeded, "decoding more than \(options.maximumElementCount) collection elements", uid: uid)
         }
-        elementCount = total
-        guard depth < options.maximumDepth else {
+        state.pointee.elementCount = total
+        guard state.pointee.depth < options.maximumDepth else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth)", uid: uid)
         }
-        depth += 1
-        containersInProgress.insert(key)
+        state.pointee.depth += 1
+        if inProgress == nil {
+            state.pointee.inProgressType[uid] = typeID
+        } else {
+            state.pointee.otherInProgress.insert(key)
+        }
         let value = try build()
-        containersInProgress.remove(key)
-        depth -= 1
-        values[key] = value
+        if inProgress == nil {
+            state.pointee.inProgressType[uid] = nil
+        } else {
+            state.pointee.otherInProgress.remove(key)
+        }
+        state.pointee.depth -= 1
+        if state.pointee.values[uid] == nil {
+            state.pointee.values[uid] = DecodedValue(type: typeID, value: value)
+        } else {
+            state.pointee.otherValues[key] = value
+        }
         return value
     }
 
     // MARK: Deferred back-references
 
     func enqueue(_ work: @escaping () throws(ArchiveError) -> Void) {
-        deferred.append((path, work))
+        // An explicit copy: keeping the live path's buffer here would make the next push
+        // copy it instead, and grow the copy again push by push.
+        let snapshot = state.pointee.path.withUnsafeBufferPointer { Array($0) }
+        state.pointee.deferred.append((snapshot, work))
     }
 
     /// Drops the back-references of a failed decode. Their closures hold decoders, which hold
     /// this session: kept, they would leak the session, its graph and every object decoded
     /// (fuzz finding F4).
     func discardDeferred() {
-        deferred.removeAll()
+        state.pointee.deferred.removeAll()
     }
 
     /// Runs the back-references registered while decoding, once every object they may point to
     /// has been built. Work may register more work; it runs in registration order.
     func resolveDeferred() throws(ArchiveError) {
         var position = 0
-        while position < deferred.count {
-            let (savedPath, work) = deferred[position]
+        while position < state.pointee.deferred.count {
+            let (savedPath, work) = state.pointee.deferred[position]
             position += 1
-            let outer = path
-            path = savedPath
+            let outer = state.pointee.path
+            state.pointee.path = savedPath
             try work()
-            path = outer
+            state.pointee.path = outer
         }
-        deferred.removeAll()
+        state.pointee.deferred.removeAll()
     }
 }

@@ -201,7 +201,20 @@ public struct KeyedArchiveDecoder {
     ///   ``ArchiveError/Code/classNotAllowed`` when its class is not admitted for `T`, and
     ///   whatever decoding the object itself throws.
     public func decode<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String) throws(ArchiveError) -> T {
-        try required(decodeIfPresent(type, forKey: key), type, key: key)
+        // Not written as `required(decodeIfPresent(…))`: this function is called unspecialized
+        // from models in other modules, and going through `T?` costs a runtime metadata lookup
+        // for `Optional<T>` on every field (7 % of a fleet decode).
+        let reference = try requiredReference(forKey: key, expecting: T.self)
+        return try session.withPath(.key(key)) { () throws(ArchiveError) in try decode(type, reference: reference) }
+    }
+
+    /// The non-null reference under `key`, or the "expected …, found no value/$null" error.
+    private func requiredReference<T>(forKey key: String, expecting: T.Type) throws(ArchiveError) -> ArchiveReference {
+        guard let reference = try reference(forKey: key), !reference.isNull else {
+            let found = fields[ArchiveKeys.escape(key)] == nil ? "no value" : "$null"
+            throw error(.valueNotFound, "expected \(T.self), found \(found)", key: key)
+        }
+        return reference
     }
 
     /// Decodes a back-reference once the whole graph is built: `assign` is called after the
@@ -223,7 +236,10 @@ public struct KeyedArchiveDecoder {
     /// ``ArchiveObjectDecodable`` type — typically a protocol of struct models,
     /// `decodeObject(of: (any AirplaneRecord).self, forKey: "airplane")`.
     public func decodeObject<T>(of type: T.Type, forKey key: String) throws(ArchiveError) -> T {
-        try required(decodeObjectIfPresent(of: type, forKey: key), type, key: key)
+        let reference = try requiredReference(forKey: key, expecting: T.self)
+        return try session.withPath(.key(key)) { () throws(ArchiveError) in
+            try session.decodeModel(type, reference: reference)
+        }
     }
 
     public func decodeObjectIfPresent<T>(of type: T.Type, forKey key: String) throws(ArchiveError) -> T? {
