@@ -26,35 +26,59 @@ final class ArchiveEncodingSession {
 
     let registry: ArchiveRegistry
     let options: ArchiveWritingOptions
-    var table = ArchiveObjectTable()
-    var frames: [Frame] = [Frame(uid: -1)]
-    var path: [ArchiveKeyPath.Component] = []
-    var failed = false
-    var finished = false
 
-    private var instanceUIDs: [ObjectIdentifier: Int] = [:]
-    /// Every instance that got a UID is kept alive until the end, so that its ObjectIdentifier
-    /// cannot be reused by a new object (a temporary created in some `encode(to:)`).
-    private var retained: [AnyObject] = []
-    private var stringUIDs: [ArchiveExactKey: Int] = [:]
-    private var scalarUIDs: [PropertyListValue: Int] = [:]
-    /// Integers in the ordinary (not 128-bit) form: the same sharing as `scalarUIDs`, keyed
-    /// without hashing a whole `PropertyListValue`.
-    private var integerUIDs: [Int64: Int] = [:]
-    /// Class chain and class UID of each model type already encoded (by metatype), so that
-    /// the registry lookup, the chain and its hashing happen once per type, not per object.
-    private var modelChains: [ObjectIdentifier: [String]] = [:]
-    private var classUIDByType: [ObjectIdentifier: Int] = [:]
-    private var dataUIDs: [[UInt8]: Int] = [:]
-    private var classUIDs: [[ArchiveExactKey]: Int] = [:]
-    private var pendingConditionals: [(owner: Int, key: String, object: ObjectIdentifier)] = []
+
+    /// Everything that changes while encoding, behind a pointer: every access to a class's
+    /// `var` is checked for exclusivity at run time, and those checks were a seventh of a fleet
+    /// encode. The session is confined to one archiver on one thread.
+    private struct State {
+        var frames: [Frame] = [Frame(uid: -1)]
+        var path: [ArchiveKeyPath.Component] = []
+        var instanceUIDs: [ObjectIdentifier: Int] = [:]
+        /// Every instance that got a UID is kept alive until the end, so that its ObjectIdentifier
+        /// cannot be reused by a new object (a temporary created in some `encode(to:)`).
+        var retained: [AnyObject] = []
+        var stringUIDs: [ArchiveExactKey: Int] = [:]
+        var scalarUIDs: [PropertyListValue: Int] = [:]
+        /// Integers in the ordinary (not 128-bit) form: the same sharing as `scalarUIDs`, keyed
+        /// without hashing a whole `PropertyListValue`.
+        var integerUIDs: [Int64: Int] = [:]
+        /// Class chain and class UID of each model type already encoded (by metatype), so that
+        /// the registry lookup, the chain and its hashing happen once per type, not per object.
+        var modelChains: [ObjectIdentifier: [String]] = [:]
+        var classUIDByType: [ObjectIdentifier: Int] = [:]
+        var dataUIDs: [[UInt8]: Int] = [:]
+        var classUIDs: [[ArchiveExactKey]: Int] = [:]
+        var pendingConditionals: [(owner: Int, key: String, object: ObjectIdentifier)] = []
+        var recentChains: [(chain: [String], uid: Int)] = []
+        var table = ArchiveObjectTable()
+        var failed = false
+        var finished = false
+    }
+    private let state: UnsafeMutablePointer<State>
+
+    var table: ArchiveObjectTable {
+        get { state.pointee.table }
+        _modify { yield &state.pointee.table }
+    }
+    var failed: Bool {
+        get { state.pointee.failed }
+        set { state.pointee.failed = newValue }
+    }
 
     init(registry: ArchiveRegistry, options: ArchiveWritingOptions) {
         self.registry = registry
         self.options = options
+        state = .allocate(capacity: 1)
+        state.initialize(to: State())
     }
 
-    var keyPath: ArchiveKeyPath { ArchiveKeyPath(path) }
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    var keyPath: ArchiveKeyPath { ArchiveKeyPath(state.pointee.path) }
 
     func error(_ code: ArchiveError.Code, _ message: String) -> ArchiveError {
         ArchiveError(code, message, keyPath: keyPath)
@@ -63,34 +87,34 @@ final class ArchiveEncodingSession {
     // MARK: Fields
 
     func checkUsable(frame index: Int) throws(ArchiveError) {
-        guard !failed, !finished else {
-            throw error(.invalidState, finished ? "the archive was already finished" : "an earlier error ended this encoding")
+        guard !state.pointee.failed, !state.pointee.finished else {
+            throw error(.invalidState, state.pointee.finished ? "the archive was already finished" : "an earlier error ended this encoding")
         }
-        guard index == frames.count - 1 else {
+        guard index == state.pointee.frames.count - 1 else {
             throw error(.invalidState, "an encoder was used outside the encode(to:) call it was passed to")
         }
     }
 
     func setField(_ value: PropertyListValue, storedKey: String, frame index: Int) {
         // One in-place access: copying the frame out would copy its arrays on every field.
-        frames[index].set(value, forKey: storedKey)
+        state.pointee.frames[index].set(value, forKey: storedKey)
     }
 
     func nextUnkeyedKey(frame index: Int) -> String {
-        let key = "$\(frames[index].unkeyedCount)"
-        frames[index].unkeyedCount += 1
+        let key = "$\(state.pointee.frames[index].unkeyedCount)"
+        state.pointee.frames[index].unkeyedCount += 1
         return key
     }
 
     /// Runs `body` with `component` on the key path; a failure marks the session unusable.
     func withPath<R>(_ component: ArchiveKeyPath.Component, _ body: () throws(ArchiveError) -> R) throws(ArchiveError) -> R {
-        path.append(component)
+        state.pointee.path.append(component)
         do {
             let result = try body()
-            path.removeLast()
+            state.pointee.path.removeLast()
             return result
         } catch {
-            failed = true
+            state.pointee.failed = true
             throw error
         }
     }
@@ -98,17 +122,17 @@ final class ArchiveEncodingSession {
     // MARK: Plain objects
 
     private func append(_ entry: ArchiveObjectTable.Entry) -> ArchiveReference {
-        table.entries.append(entry)
-        return ArchiveReference(uid: PropertyListUID(UInt64(table.entries.count - 1)))
+        state.pointee.table.entries.append(entry)
+        return ArchiveReference(uid: PropertyListUID(UInt64(state.pointee.table.entries.count - 1)))
     }
 
     func encodeString(_ string: String) -> ArchiveReference {
         let shared = options.sharing == .byValue || Self.isTaggedPointerString(string)
         guard shared else { return append(.string(string)) }
         let key = ArchiveExactKey(string)
-        if let known = stringUIDs[key] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
+        if let known = state.pointee.stringUIDs[key] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
         let reference = append(.string(string))
-        stringUIDs[key] = Int(reference.uid.value)
+        state.pointee.stringUIDs[key] = Int(reference.uid.value)
         return reference
     }
 
@@ -118,9 +142,9 @@ final class ArchiveEncodingSession {
             guard options.sharing == .byValue || (signed >= -(1 << 55) && signed < (1 << 55)) else {
                 return append(.integer(integer))
             }
-            if let known = integerUIDs[signed] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
+            if let known = state.pointee.integerUIDs[signed] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
             let reference = append(.integer(integer))
-            integerUIDs[signed] = Int(reference.uid.value)
+            state.pointee.integerUIDs[signed] = Int(reference.uid.value)
             return reference
         }
         var shared = options.sharing == .byValue
@@ -139,23 +163,23 @@ final class ArchiveEncodingSession {
         default: entry = .null
         }
         guard shared else { return append(entry) }
-        if let known = scalarUIDs[value] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
+        if let known = state.pointee.scalarUIDs[value] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
         let reference = append(entry)
-        scalarUIDs[value] = Int(reference.uid.value)
+        state.pointee.scalarUIDs[value] = Int(reference.uid.value)
         return reference
     }
 
     func encodeData(_ bytes: [UInt8]) -> ArchiveReference {
         guard options.sharing == .byValue else { return append(.data(bytes)) }
-        if let known = dataUIDs[bytes] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
+        if let known = state.pointee.dataUIDs[bytes] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
         let reference = append(.data(bytes))
-        dataUIDs[bytes] = Int(reference.uid.value)
+        state.pointee.dataUIDs[bytes] = Int(reference.uid.value)
         return reference
     }
 
     /// A plain value that stands for one instance: encoded once, then referred to.
     func encodePlain(_ value: PropertyListValue, identity: AnyObject) throws(ArchiveError) -> ArchiveReference {
-        if let known = instanceUIDs[ObjectIdentifier(identity)] {
+        if let known = state.pointee.instanceUIDs[ObjectIdentifier(identity)] {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))
         }
         let reference: ArchiveReference
@@ -168,11 +192,11 @@ final class ArchiveEncodingSession {
         case .bool: reference = encodeNumber(value)
         case .data(let bytes): reference = encodeData(bytes)
         default:
-            failed = true
+            state.pointee.failed = true
             throw error(.invalidState, "a \(value.kindName) cannot stand as a plain object of its own")
         }
-        instanceUIDs[ObjectIdentifier(identity)] = Int(reference.uid.value)
-        retained.append(identity)
+        state.pointee.instanceUIDs[ObjectIdentifier(identity)] = Int(reference.uid.value)
+        state.pointee.retained.append(identity)
         return reference
     }
 
@@ -194,17 +218,16 @@ final class ArchiveEncodingSession {
     func classUID(chain: [String]) -> Int {
         // The first few chains are found by comparing (a collection's chain comes with every
         // NSArray or NSDictionary), the others by hashing.
-        for recent in recentChains where Self.sameStrings(recent.chain, chain) { return recent.uid }
+        for recent in state.pointee.recentChains where Self.sameStrings(recent.chain, chain) { return recent.uid }
         let key = chain.map(ArchiveExactKey.init)
-        if let known = classUIDs[key] { return known }
+        if let known = state.pointee.classUIDs[key] { return known }
         let name = chain.first ?? "NSObject"
         let reference = append(.classDescriptor(name: name, classes: chain))
-        classUIDs[key] = Int(reference.uid.value)
-        if recentChains.count < 8 { recentChains.append((chain, Int(reference.uid.value))) }
+        state.pointee.classUIDs[key] = Int(reference.uid.value)
+        if state.pointee.recentChains.count < 8 { state.pointee.recentChains.append((chain, Int(reference.uid.value))) }
         return Int(reference.uid.value)
     }
 
-    private var recentChains: [(chain: [String], uid: Int)] = []
 
     static func sameStrings(_ lhs: [String], _ rhs: [String]) -> Bool {
         guard lhs.count == rhs.count else { return false }
@@ -219,40 +242,40 @@ final class ArchiveEncodingSession {
     /// (their objects follow it depth-first), then its class dictionary is appended if this is
     /// the class's first use — Apple's order (format-notes §4).
     func encodeInstance(chain: [String], identity: AnyObject?, type: ObjectIdentifier? = nil, body: (KeyedArchiveEncoder) throws -> Void) throws(ArchiveError) -> ArchiveReference {
-        guard frames.count <= options.maximumDepth else {
-            failed = true
+        guard state.pointee.frames.count <= options.maximumDepth else {
+            state.pointee.failed = true
             throw error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth) while encoding")
         }
-        if let identity, let known = instanceUIDs[ObjectIdentifier(identity)] {
+        if let identity, let known = state.pointee.instanceUIDs[ObjectIdentifier(identity)] {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))
         }
-        let uid = table.entries.count
-        table.entries.append(.reserved)
+        let uid = state.pointee.table.entries.count
+        state.pointee.table.entries.append(.reserved)
         if let identity {
-            instanceUIDs[ObjectIdentifier(identity)] = uid
-            retained.append(identity)
+            state.pointee.instanceUIDs[ObjectIdentifier(identity)] = uid
+            state.pointee.retained.append(identity)
         }
-        frames.append(Frame(uid: uid))
-        let encoder = KeyedArchiveEncoder(session: self, frame: frames.count - 1)
+        state.pointee.frames.append(Frame(uid: uid))
+        let encoder = KeyedArchiveEncoder(session: self, frame: state.pointee.frames.count - 1)
         do {
             try body(encoder)
         } catch let failure as ArchiveError {
-            failed = true
+            state.pointee.failed = true
             throw failure
         } catch {
-            failed = true
+            state.pointee.failed = true
             throw ArchiveError(.modelError, "encode(to:) of \(chain.first ?? "?") threw: \(error)", keyPath: keyPath,
                                uid: PropertyListUID(UInt64(uid)), classChain: chain, underlyingDescription: "\(error)")
         }
-        let frame = frames.removeLast()
+        let frame = state.pointee.frames.removeLast()
         let classUID: Int
-        if let type, let known = classUIDByType[type] {
+        if let type, let known = state.pointee.classUIDByType[type] {
             classUID = known
         } else {
             classUID = self.classUID(chain: chain)
-            if let type { classUIDByType[type] = classUID }
+            if let type { state.pointee.classUIDByType[type] = classUID }
         }
-        table.entries[uid] = .instance(classUID: classUID, keys: frame.keys, values: frame.values)
+        state.pointee.table.entries[uid] = .instance(classUID: classUID, keys: frame.keys, values: frame.values)
         return ArchiveReference(uid: PropertyListUID(UInt64(uid)))
     }
 
@@ -268,20 +291,20 @@ final class ArchiveEncodingSession {
 
     private func encodeModel<T: KeyedArchivable>(_ value: T, object: AnyObject?) throws(ArchiveError) -> ArchiveReference {
         let dynamicType = type(of: value)
-        if let object, let known = instanceUIDs[ObjectIdentifier(object)] {
+        if let object, let known = state.pointee.instanceUIDs[ObjectIdentifier(object)] {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))
         }
         let typeID = ObjectIdentifier(dynamicType)
         let chain: [String]
-        if let known = modelChains[typeID] {
+        if let known = state.pointee.modelChains[typeID] {
             chain = known
         } else {
             guard let entry = registry.entry(forType: dynamicType) else {
-                failed = true
+                state.pointee.failed = true
                 throw error(.typeNotRegistered, "\(dynamicType) is not registered in the archive registry")
             }
             chain = registry.classChain(of: entry)
-            modelChains[typeID] = chain
+            state.pointee.modelChains[typeID] = chain
         }
         return try encodeInstance(chain: chain, identity: object, type: typeID) { encoder in
             try value.encode(to: encoder)
@@ -291,41 +314,41 @@ final class ArchiveEncodingSession {
     // MARK: Conditional references
 
     func conditionalReference(_ object: AnyObject, storedKey: String, frame index: Int) -> PropertyListValue {
-        if let known = instanceUIDs[ObjectIdentifier(object)] {
+        if let known = state.pointee.instanceUIDs[ObjectIdentifier(object)] {
             return .uid(PropertyListUID(UInt64(known)))
         }
         // Not encoded (yet): patched at the end if something encodes it unconditionally later.
-        retained.append(object)
-        pendingConditionals.append((frames[index].uid, storedKey, ObjectIdentifier(object)))
+        state.pointee.retained.append(object)
+        state.pointee.pendingConditionals.append((state.pointee.frames[index].uid, storedKey, ObjectIdentifier(object)))
         return .uid(PropertyListUID(0))
     }
 
     func resolveConditionals() {
-        for pending in pendingConditionals {
-            guard let target = instanceUIDs[pending.object] else { continue }
+        for pending in state.pointee.pendingConditionals {
+            guard let target = state.pointee.instanceUIDs[pending.object] else { continue }
             let value = PropertyListValue.uid(PropertyListUID(UInt64(target)))
             if pending.owner < 0 {
-                if let position = table.topKeys.lastIndex(where: { $0.isExactlyEqualTo(pending.key) }) {
-                    table.topValues[position] = value
+                if let position = state.pointee.table.topKeys.lastIndex(where: { $0.isExactlyEqualTo(pending.key) }) {
+                    state.pointee.table.topValues[position] = value
                 }
-            } else if case .instance(let classUID, let keys, var values) = table.entries[pending.owner],
+            } else if case .instance(let classUID, let keys, var values) = state.pointee.table.entries[pending.owner],
                       let position = keys.lastIndex(where: { $0.isExactlyEqualTo(pending.key) }) {
                 values[position] = value
-                table.entries[pending.owner] = .instance(classUID: classUID, keys: keys, values: values)
+                state.pointee.table.entries[pending.owner] = .instance(classUID: classUID, keys: keys, values: values)
             }
         }
-        pendingConditionals.removeAll()
+        state.pointee.pendingConditionals.removeAll()
     }
 
     func finish() throws(ArchiveError) -> ArchiveObjectTable {
-        guard !failed else { throw error(.invalidState, "an earlier error ended this encoding") }
-        guard !finished else { throw error(.invalidState, "the archive was already finished") }
-        let top = frames[0]
-        table.topKeys = top.keys
-        table.topValues = top.values
+        guard !state.pointee.failed else { throw error(.invalidState, "an earlier error ended this encoding") }
+        guard !state.pointee.finished else { throw error(.invalidState, "the archive was already finished") }
+        let top = state.pointee.frames[0]
+        state.pointee.table.topKeys = top.keys
+        state.pointee.table.topValues = top.values
         resolveConditionals()
-        finished = true
-        retained.removeAll()
-        return table
+        state.pointee.finished = true
+        state.pointee.retained.removeAll()
+        return state.pointee.table
     }
 }
