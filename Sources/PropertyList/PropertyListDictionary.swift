@@ -120,12 +120,17 @@ public struct PropertyListDictionary: Hashable, Sendable, RandomAccessCollection
         guard entries.count > 1 else { return nil }
         var duplicated: String?
         if entries.count <= 8 {
-            // The few keys of an archived object: comparing pairs beats hashing.
-            search: for later in 1..<entries.count {
-                for earlier in 0..<later where entries[earlier].key.isExactlyEqual(to: entries[later].key) {
-                    duplicated = entries[earlier].key
-                    break search
+            // The few keys of an archived object: comparing pairs beats hashing, and comparing
+            // their UTF-8 lengths (taken once each) rules out almost every pair before the bytes.
+            duplicated = withUnsafeTemporaryAllocation(of: Int.self, capacity: entries.count) { lengths -> String? in
+                for position in entries.indices { lengths[position] = entries[position].key.utf8.count }
+                for later in 1..<entries.count {
+                    for earlier in 0..<later where lengths[earlier] == lengths[later]
+                        && entries[earlier].key.isExactlyEqual(to: entries[later].key) {
+                        return entries[earlier].key
+                    }
                 }
+                return nil
             }
         } else {
             var seen = Set<ExactString>(minimumCapacity: entries.count)

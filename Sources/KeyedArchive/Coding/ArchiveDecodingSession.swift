@@ -13,33 +13,49 @@ final class ArchiveDecodingSession {
         let uid: Int
         let type: ObjectIdentifier
     }
-    /// A decoded collection: the first type a collection is decoded as is kept beside its UID;
-    /// the rare further types go to `otherValues`.
+    /// A decoded collection and the type it was decoded as.
     private struct DecodedValue {
         let type: ObjectIdentifier
         let value: Any
     }
+    private static let noSlot: Int32 = -1
 
     /// Everything that changes while decoding. It lives behind a pointer because the session
     /// is a class: every access to a class's `var` is checked for exclusivity at run time,
     /// and those checks were a tenth of a fleet decode. The session is confined to one decode
     /// on one thread, so the pointer is never accessed concurrently.
+    ///
+    /// Per-UID tables are small integers (a few bytes per `$objects` entry) pointing into dense
+    /// arrays of what was actually decoded: no hashing on the hot path, and little memory for
+    /// the many entries (strings, numbers) that never get a slot.
     private struct State {
         var path: [ArchiveKeyPath.Component] = []
         var failed = false
         var objectStates: [ObjectState]
-        /// Finished models by UID (Swift values are boxed in `Any`).
-        var models: [Any?]
-        var values: [DecodedValue?]
+        /// Index into `models` of each finished model, by UID.
+        var modelSlots: [Int32]
+        var models: [Any] = []
+        /// Index into `values` of the first type each collection was decoded as, by UID; the
+        /// rare further types of one collection go to `otherValues`.
+        var valueSlots: [Int32]
+        var values: [DecodedValue] = []
         var otherValues: [ValueKey: Any] = [:]
-        /// The type a collection is being decoded as, by UID; `otherInProgress` holds the rest.
-        var inProgressType: [ObjectIdentifier?]
-        var otherInProgress: Set<ValueKey> = []
+        /// How many decodes of each collection are under way (as any type), by UID, and which:
+        /// the stack is searched only for a UID whose count is not zero.
+        var inProgressCounts: [UInt16]
+        var inProgress: [ValueKey] = []
+        /// What the registry says of each class dictionary's name, by the dictionary's UID,
+        /// looked up once: `classLookupUnknown`, `classLookupNone`, or the registry entry.
+        var registeredEntries: [Int32]
+        /// The same for Foundation classes: a position in `FoundationClass.allCases`.
+        var foundationKinds: [Int8]
         var depth = 0
         var elementCount = 0
         var visitCount = 0
         var deferred: [(path: [ArchiveKeyPath.Component], work: () throws(ArchiveError) -> Void)] = []
     }
+    private static let classLookupUnknown: Int32 = -2
+    private static let classLookupNone: Int32 = -1
     private let state: UnsafeMutablePointer<State>
 
     init(graph: ArchiveGraph, registry: ArchiveRegistry, options: ArchiveReadingOptions) {
@@ -49,15 +65,40 @@ final class ArchiveDecodingSession {
         let count = graph.objects.count
         state = .allocate(capacity: 1)
         state.initialize(to: State(objectStates: [ObjectState](repeating: .untouched, count: count),
-                                   models: [Any?](repeating: nil, count: count),
-                                   values: [DecodedValue?](repeating: nil, count: count),
-                                   inProgressType: [ObjectIdentifier?](repeating: nil, count: count)))
+                                   modelSlots: [Int32](repeating: Self.noSlot, count: count),
+                                   valueSlots: [Int32](repeating: Self.noSlot, count: count),
+                                   inProgressCounts: [UInt16](repeating: 0, count: count),
+                                   registeredEntries: [Int32](repeating: Self.classLookupUnknown, count: count),
+                                   foundationKinds: [Int8](repeating: Int8(Self.classLookupUnknown), count: count)))
     }
 
     deinit {
         state.deinitialize(count: 1)
         state.deallocate()
     }
+
+    /// The registry entry registered under the name of the class dictionary at `classUID`.
+    private func registeredEntry(classUID: Int, name: String) -> Int? {
+        let known = state.pointee.registeredEntries[classUID]
+        if known >= 0 { return Int(known) }
+        if known == Self.classLookupNone { return nil }
+        let entry = registry.entry(named: name)
+        // Registries hold far fewer than 2^31 entries; anything else is simply not cached.
+        state.pointee.registeredEntries[classUID] = entry.flatMap { Int32(exactly: $0) } ?? Self.classLookupNone
+        return entry
+    }
+
+    /// The Foundation class registered under the name of the class dictionary at `classUID`.
+    private func foundationClass(classUID: Int, name: String) -> FoundationClass? {
+        let known = Int(state.pointee.foundationKinds[classUID])
+        if known >= 0 { return Self.foundationClasses[known] }
+        if known == Int(Self.classLookupNone) { return nil }
+        let found = registry.foundationClass(named: name)
+        let position = found.flatMap { Self.foundationClasses.firstIndex(of: $0) }
+        state.pointee.foundationKinds[classUID] = position.flatMap { Int8(exactly: $0) } ?? Int8(Self.classLookupNone)
+        return found
+    }
+    private static let foundationClasses = FoundationClass.allCases.map { $0 }
 
     var path: [ArchiveKeyPath.Component] {
         get { state.pointee.path }
@@ -146,7 +187,8 @@ final class ArchiveDecodingSession {
         guard case .classDescriptor(let descriptor) = graph.objects[Int(instance.classUID.value)] else {
             throw error(.invalidClassReference, "$class does not refer to a class dictionary", uid: uid)
         }
-        if let found = registry.foundationClass(named: descriptor.name) {
+        let classUID = Int(instance.classUID.value)
+        if let found = foundationClass(classUID: classUID, name: descriptor.name) {
             guard found == kind else {
                 let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
                 throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is a Foundation \(found.rawValue), not admitted for \(requested) (accepted: \(accepted))",
@@ -156,7 +198,7 @@ final class ArchiveDecodingSession {
             return instance
         }
         // A model class name is never re-read as a Foundation class through its chain.
-        if registry.entry(named: descriptor.name) == nil, registry.fallbackFoundationClass(chain: descriptor.classes, kind: kind) != nil {
+        if registeredEntry(classUID: classUID, name: descriptor.name) == nil, registry.fallbackFoundationClass(chain: descriptor.classes, kind: kind) != nil {
             try checkKeysAreUnique(instance.storage, uid: uid)
             return instance
         }
@@ -187,7 +229,7 @@ final class ArchiveDecodingSession {
             throw error(.typeMismatch, "expected an object of class \(registry.entries[family.entry].className), found \(describe(uid))", uid: uid)
         }
         let entry: Int
-        if let registered = registry.entry(named: descriptor.name) {
+        if let registered = registeredEntry(classUID: Int(instance.classUID.value), name: descriptor.name) {
             guard registry.admits(registered, family: family) else {
                 let admitted = registry.admittedNames(family: family).joined(separator: ", ")
                 let typeName = registry.entries[registered].typeName
@@ -206,10 +248,11 @@ final class ArchiveDecodingSession {
         }
         switch state.pointee.objectStates[uid] {
         case .finished:
-            guard let model = state.pointee.models[uid] else {
+            let slot = Int(state.pointee.modelSlots[uid])
+            guard slot >= 0 else {
                 throw error(.invalidState, "object #\(uid) (\(descriptor.name)) is marked decoded but has no value", uid: uid)
             }
-            return try cast(model, to: T.self, uid: uid, className: descriptor.name)
+            return try cast(state.pointee.models[slot], to: T.self, uid: uid, className: descriptor.name)
         case .inProgress:
             throw error(.cyclicReference, "object #\(uid) (\(descriptor.name)) was asked for while it is still being decoded; decode back-references with decode(_:forKey:whenResolved:)",
                         uid: uid, classChain: descriptor.classes)
@@ -235,7 +278,10 @@ final class ArchiveDecodingSession {
         }
         state.pointee.depth -= 1
         state.pointee.objectStates[uid] = .finished
-        state.pointee.models[uid] = value
+        if let slot = Int32(exactly: state.pointee.models.count) {
+            state.pointee.modelSlots[uid] = slot
+            state.pointee.models.append(value)
+        }
         return try cast(value, to: T.self, uid: uid, className: descriptor.name)
     }
 
@@ -252,14 +298,14 @@ final class ArchiveDecodingSession {
     /// many places costs its elements once, and an array that contains itself is a cycle error
     /// rather than endless work.
     func decodeContainer<T>(_ type: T.Type, uid: Int, count: Int, _ build: () throws(ArchiveError) -> T) throws(ArchiveError) -> T {
-        let typeID = ObjectIdentifier(T.self)
-        let key = ValueKey(uid: uid, type: typeID)
-        if let known = state.pointee.values[uid] {
-            if known.type == typeID, let value = known.value as? T { return value }
+        let key = ValueKey(uid: uid, type: ObjectIdentifier(T.self))
+        let slot = Int(state.pointee.valueSlots[uid])
+        if slot >= 0 {
+            let known = state.pointee.values[slot]
+            if known.type == key.type, let value = known.value as? T { return value }
             if let value = state.pointee.otherValues[key] as? T { return value }
         }
-        let inProgress = state.pointee.inProgressType[uid]
-        guard inProgress != typeID, inProgress == nil || !state.pointee.otherInProgress.contains(key) else {
+        if state.pointee.inProgressCounts[uid] > 0, state.pointee.inProgress.contains(key) {
             throw error(.cyclicReference, "collection #\(uid) contains itself as \(T.self)", uid: uid)
         }
         let (total, overflow) = state.pointee.elementCount.addingReportingOverflow(count)
@@ -267,24 +313,21 @@ final class ArchiveDecodingSession {
             throw error(.budgetExceeded, "decoding more than \(options.maximumElementCount) collection elements", uid: uid)
         }
         state.pointee.elementCount = total
-        guard state.pointee.depth < options.maximumDepth else {
+        // The stack below is at most maximumDepth deep; so is each UID's count, checked here
+        // against the counter's width too.
+        guard state.pointee.depth < options.maximumDepth, state.pointee.inProgressCounts[uid] < UInt16.max else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth)", uid: uid)
         }
         state.pointee.depth += 1
-        if inProgress == nil {
-            state.pointee.inProgressType[uid] = typeID
-        } else {
-            state.pointee.otherInProgress.insert(key)
-        }
+        state.pointee.inProgressCounts[uid] += 1
+        state.pointee.inProgress.append(key)
         let value = try build()
-        if inProgress == nil {
-            state.pointee.inProgressType[uid] = nil
-        } else {
-            state.pointee.otherInProgress.remove(key)
-        }
+        state.pointee.inProgress.removeLast()
+        state.pointee.inProgressCounts[uid] -= 1
         state.pointee.depth -= 1
-        if state.pointee.values[uid] == nil {
-            state.pointee.values[uid] = DecodedValue(type: typeID, value: value)
+        if state.pointee.valueSlots[uid] < 0, let newSlot = Int32(exactly: state.pointee.values.count) {
+            state.pointee.valueSlots[uid] = newSlot
+            state.pointee.values.append(DecodedValue(type: key.type, value: value))
         } else {
             state.pointee.otherValues[key] = value
         }
