@@ -100,6 +100,55 @@ import Testing
         #expect(ArchiveDumper.dump(graph).contains("[0]: -> #1 NSArray"))
     }
 
+    /// A self-containing array reached as alternating types: each level is a different
+    /// `(UID, type)` pair until the third, which repeats the first, so the cycle is only seen by
+    /// searching the collections under way for that UID (not by the per-UID first-type record).
+    @Test func arrayContainingItselfAsAlternatingTypesIsACycleError() throws {
+        let graph = try ArchiveGraph(propertyList: Self.archive(objects: ["$null", ["$class": .uid(PropertyListUID(2)), "NS.objects": [.uid(PropertyListUID(1))]], Self.arrayClass]))
+        indirect enum Even: ArchiveObjectDecodable {
+            case node([Odd])
+            static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Even {
+                .node(try [Odd].decode(archiveReference: reference, from: decoder))
+            }
+        }
+        indirect enum Odd: ArchiveObjectDecodable {
+            case node([Even])
+            static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Odd {
+                .node(try [Even].decode(archiveReference: reference, from: decoder))
+            }
+        }
+        do {
+            _ = try KeyedUnarchiver(graph: graph, registry: ArchiveRegistry()).decode(Even.self)
+            Issue.record("a self-containing array decoded")
+        } catch {
+            #expect(error.code == .cyclicReference)
+            #expect(error.uid == PropertyListUID(1))
+            #expect(error.message.hasSuffix("as Array<Odd>"))
+        }
+    }
+
+    /// One array decoded as two element types, from three keys: each request gets its own
+    /// type's elements, and the second request for the first type gets the same elements again.
+    @Test func oneArrayDecodesAsTwoTypes() throws {
+        struct Tag: ArchiveObjectDecodable, Equatable {
+            let text: String
+            static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Tag {
+                Tag(text: "#" + (try String.decode(archiveReference: reference, from: decoder)))
+            }
+        }
+        let plist: PropertyListValue = [
+            "$archiver": "NSKeyedArchiver",
+            "$version": 100000,
+            "$top": ["plain": .uid(PropertyListUID(1)), "tagged": .uid(PropertyListUID(1)), "again": .uid(PropertyListUID(1))],
+            "$objects": ["$null", ["$class": .uid(PropertyListUID(2)), "NS.objects": [.uid(PropertyListUID(3)), .uid(PropertyListUID(4))]], Self.arrayClass, "SEP", "TMG"],
+        ]
+        let unarchiver = KeyedUnarchiver(graph: try ArchiveGraph(propertyList: plist), registry: ArchiveRegistry())
+        #expect(try unarchiver.decode([String].self, forKey: "plain") == ["SEP", "TMG"])
+        #expect(try unarchiver.decode([Tag].self, forKey: "tagged") == [Tag(text: "#SEP"), Tag(text: "#TMG")])
+        #expect(try unarchiver.decode([String].self, forKey: "again") == ["SEP", "TMG"])
+        #expect(try unarchiver.decode([Tag].self, forKey: "again") == [Tag(text: "#SEP"), Tag(text: "#TMG")])
+    }
+
     @Test func structuralFaultsNameTheObject() throws {
         func fault(_ objects: [PropertyListValue]) -> ArchiveError? {
             do {
