@@ -47,8 +47,13 @@ final class ArchiveDecodingSession {
         /// What the registry says of each class dictionary's name, by the dictionary's UID,
         /// looked up once: `classLookupUnknown`, `classLookupNone`, or the registry entry.
         var registeredEntries: [Int32]
+        /// The family (entry × 2, plus 1 when it includes descendants) each class dictionary's
+        /// registered class was last admitted for, by the dictionary's UID; -1 for none yet.
+        var admittedFamilies: [Int]
         /// The same for Foundation classes: a position in `FoundationClass.allCases`.
         var foundationKinds: [Int8]
+        /// The families of the few types asked for, in asking order (a registry lookup hashes).
+        var families: [(type: ObjectIdentifier, family: (entry: Int, includesDescendants: Bool))] = []
         var depth = 0
         var elementCount = 0
         var visitCount = 0
@@ -69,6 +74,7 @@ final class ArchiveDecodingSession {
                                    valueSlots: [Int32](repeating: Self.noSlot, count: count),
                                    inProgressCounts: [UInt16](repeating: 0, count: count),
                                    registeredEntries: [Int32](repeating: Self.classLookupUnknown, count: count),
+                                   admittedFamilies: [Int](repeating: -1, count: count),
                                    foundationKinds: [Int8](repeating: Int8(Self.classLookupUnknown), count: count)))
     }
 
@@ -86,6 +92,14 @@ final class ArchiveDecodingSession {
         // Registries hold far fewer than 2^31 entries; anything else is simply not cached.
         state.pointee.registeredEntries[classUID] = entry.flatMap { Int32(exactly: $0) } ?? Self.classLookupNone
         return entry
+    }
+
+    private func family(forRequested type: Any.Type) -> (entry: Int, includesDescendants: Bool)? {
+        let typeID = ObjectIdentifier(type)
+        for known in state.pointee.families where known.type == typeID { return known.family }
+        let family = registry.family(forRequested: type)
+        if let family, state.pointee.families.count < 8 { state.pointee.families.append((typeID, family)) }
+        return family
     }
 
     /// The Foundation class registered under the name of the class dictionary at `classUID`.
@@ -218,10 +232,9 @@ final class ArchiveDecodingSession {
         guard uid != 0 else {
             throw error(.valueNotFound, "expected \(T.self), found $null")
         }
-        let archivedChain = graph.classDescriptor(of: PropertyListUID(UInt64(uid)))?.classes ?? []
-        guard let family = registry.family(forRequested: T.self) else {
+        guard let family = family(forRequested: T.self) else {
             throw ArchiveError(.typeNotRegistered, "\(T.self) is not registered in the archive registry, so nothing is admitted for it",
-                               keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: archivedChain,
+                               keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: graph.classDescriptor(of: PropertyListUID(UInt64(uid)))?.classes ?? [],
                                remedy: "registry.register(\(T.self).self) before decoding it (or registerFamily for a protocol)")
         }
         guard case .instance(let instance) = graph.objects[uid],
@@ -229,14 +242,17 @@ final class ArchiveDecodingSession {
             throw error(.typeMismatch, "expected an object of class \(registry.entries[family.entry].className), found \(describe(uid))", uid: uid)
         }
         let entry: Int
-        if let registered = registeredEntry(classUID: Int(instance.classUID.value), name: descriptor.name) {
-            guard registry.admits(registered, family: family) else {
+        let classUID = Int(instance.classUID.value)
+        if let registered = registeredEntry(classUID: classUID, name: descriptor.name) {
+            let familyKey = family.entry &* 2 &+ (family.includesDescendants ? 1 : 0)
+            guard state.pointee.admittedFamilies[classUID] == familyKey || registry.admits(registered, family: family) else {
                 let admitted = registry.admittedNames(family: family).joined(separator: ", ")
                 let typeName = registry.entries[registered].typeName
                 throw ArchiveError(.classNotAllowed, "class \(descriptor.name) (\(typeName)) is not a kind of \(T.self); \(T.self) admits \(admitted)",
                                    keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
                                    remedy: "none for \(T.self): \(descriptor.name) is registered as \(typeName); register \(typeName) with superclass: \(registry.entries[family.entry].typeName).self only if it really is one")
             }
+            state.pointee.admittedFamilies[classUID] = familyKey
             entry = registered
         } else if let fallback = registry.fallbackEntry(chain: descriptor.classes, family: family) {
             entry = fallback.entry
