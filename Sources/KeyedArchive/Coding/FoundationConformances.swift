@@ -279,6 +279,19 @@ extension Dictionary: ArchiveObjectEncodable where Key: ArchiveObjectEncodable &
     /// Entries are written in ascending key order, so that the bytes do not depend on Swift's
     /// per-process hash seed; all keys are encoded before the values, as Foundation does.
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+        // This conformance runs unspecialized for a model in another module: sorting, mapping
+        // and element encoding through generic witnesses and run-time metadata cost ~20k
+        // instructions for a two-entry dictionary. `[String: String]` (notes, attributes) is
+        // common enough to be sent to a copy the compiler specializes; the bytes are the same.
+        // (The types are checked equal first, so the bit cast only renames the type; a
+        // dynamic `as?` cast of a dictionary costs more than the encoding it saves.)
+        if Key.self == String.self, Value.self == String.self {
+            return try unsafeBitCast(self, to: [String: String].self).encodeSortedEntries(in: encoder)
+        }
+        return try encodeSortedEntries(in: encoder)
+    }
+
+    func encodeSortedEntries(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         let ordered = sorted { $0.key < $1.key }
         return try encoder.encodeObject(classes: FoundationClass.dictionary.archivedChain) { fields in
             try fields.encodeReferenceArray(ordered.map { $0.key }, forKey: "NS.keys")
@@ -289,6 +302,14 @@ extension Dictionary: ArchiveObjectEncodable where Key: ArchiveObjectEncodable &
 
 extension Dictionary: ArchiveObjectDecodable where Key: ArchiveObjectDecodable, Value: ArchiveObjectDecodable {
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> [Key: Value] {
+        // As for encoding: `[String: String]` goes to a specialized copy of the same code.
+        if Key.self == String.self, Value.self == String.self {
+            return unsafeBitCast(try [String: String].decodeEntries(archiveReference: reference, from: decoder), to: [Key: Value].self)
+        }
+        return try decodeEntries(archiveReference: reference, from: decoder)
+    }
+
+    static func decodeEntries(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> [Key: Value] {
         let session = decoder.session
         let uid = try decoder.session.index(reference)
         let requested = "[\(Key.self): \(Value.self)]"
