@@ -208,6 +208,15 @@ public struct KeyedArchiveDecoder {
         return try session.withPath(.key(key)) { () throws(ArchiveError) in try decode(type, reference: reference) }
     }
 
+    /// Decodes the string under `key`, as the generic `decode(_:forKey:)` does, without its
+    /// unspecialized generic path (strings are most of a model's fields).
+    public func decode(_ type: String.Type, forKey key: String) throws(ArchiveError) -> String {
+        let reference = try requiredReference(forKey: key, expecting: String.self)
+        return try session.withPath(.key(key)) { () throws(ArchiveError) in
+            try ArchiveStringDecoding.decode(uid: try session.index(reference), session: session)
+        }
+    }
+
     /// The non-null reference under `key`, or the "expected …, found no value/$null" error.
     private func requiredReference<T>(forKey key: String, expecting: T.Type) throws(ArchiveError) -> ArchiveReference {
         guard let reference = try reference(forKey: key), !reference.isNull else {

@@ -69,6 +69,15 @@ public struct KeyedArchiveEncoder {
         session.setField(.uid(reference.uid), storedKey: storedKey, frame: frame)
     }
 
+    /// Encodes a string (the same bytes as the generic `encode(_:forKey:)`). Strings are most
+    /// of a model's fields, and a model in another module calls the generic function
+    /// unspecialized; this overload is chosen instead and goes straight to the string table.
+    public func encode(_ value: String, forKey key: String) throws(ArchiveError) {
+        try session.checkUsable(frame: frame)
+        let reference = session.encodeString(value)
+        session.setField(.uid(reference.uid), storedKey: ArchiveKeys.escape(key), frame: frame)
+    }
+
     /// Encodes an optional object; nil is stored as a reference to `$null`, as Apple does.
     public func encode<T: ArchiveObjectEncodable>(_ value: T?, forKey key: String) throws(ArchiveError) {
         guard let value else {
