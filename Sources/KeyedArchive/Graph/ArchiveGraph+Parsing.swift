@@ -198,12 +198,14 @@ extension ArchiveGraph {
     /// recursion (the value's own nesting is bounded by the property-list reader, but a value
     /// built in memory need not be).
     static func checkReferences(in value: PropertyListValue, count: UInt64, owner: PropertyListUID?, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
-        // Almost every object is a flat dictionary of UIDs and scalars: checked in place,
-        // without the stack (an allocation per object).
-        if case .dictionary(let dictionary) = value, try checkFlatFields(of: dictionary, count: count, owner: owner, options: options) {
-            return
+        // Almost every object is a flat dictionary of UIDs and scalars: its fields are checked
+        // before the walk, which then never allocates its stack.
+        var stack: [PropertyListValue] = []
+        if case .dictionary(let dictionary) = value {
+            try checkFields(of: dictionary, count: count, owner: owner, options: options, containers: &stack)
+        } else {
+            stack.append(value)
         }
-        var stack: [PropertyListValue] = [value]
         while let next = stack.popLast() {
             switch next {
             case .uid(let uid):
@@ -228,34 +230,16 @@ extension ArchiveGraph {
                     }
                 }
             case .dictionary(let dictionary):
-                for entry in dictionary.entries {
-                    try checkLength(entry.key.utf8.count, of: "key", options: options, uid: owner)
-                    switch entry.value {
-                    case .uid(let uid):
-                        guard uid.value < count else {
-                            let key = ArchiveKeys.unescape(entry.key) ?? entry.key
-                            throw ArchiveError(.invalidReference, "field \(key) refers to object \(uid.value), but $objects has \(count) entries", uid: owner)
-                        }
-                    case .string(let string): try checkLength(string.utf8.count, of: "string", options: options, uid: owner)
-                    case .data(let bytes): try checkLength(bytes.count, of: "data", options: options, uid: owner)
-                    case .array, .set, .dictionary: stack.append(entry.value)
-                    default: break
-                    }
-                }
+                try checkFields(of: dictionary, count: count, owner: owner, options: options, containers: &stack)
             default: break
             }
         }
     }
 
-    /// Checks a dictionary whose values hold no containers; false (having checked nothing
-    /// that it did not also pass) when one does, for the general walk to take over.
-    private static func checkFlatFields(of dictionary: PropertyListDictionary, count: UInt64, owner: PropertyListUID?, options: ArchiveReadingOptions) throws(ArchiveError) -> Bool {
-        for entry in dictionary.entries {
-            switch entry.value {
-            case .array, .set, .dictionary: return false
-            default: break
-            }
-        }
+    /// Checks a dictionary's keys and its UID, string and data values; values that are
+    /// containers are appended to `containers` for the caller's walk.
+    private static func checkFields(of dictionary: PropertyListDictionary, count: UInt64, owner: PropertyListUID?, options: ArchiveReadingOptions,
+                                    containers: inout [PropertyListValue]) throws(ArchiveError) {
         for entry in dictionary.entries {
             try checkLength(entry.key.utf8.count, of: "key", options: options, uid: owner)
             switch entry.value {
@@ -266,10 +250,10 @@ extension ArchiveGraph {
                 }
             case .string(let string): try checkLength(string.utf8.count, of: "string", options: options, uid: owner)
             case .data(let bytes): try checkLength(bytes.count, of: "data", options: options, uid: owner)
+            case .array, .set, .dictionary: containers.append(entry.value)
             default: break
             }
         }
-        return true
     }
 
     /// How many entries of a dictionary have exactly this key.
