@@ -49,7 +49,7 @@ final class ArchiveDecodingSession {
         var registeredEntries: [Int32]
         /// The family (entry × 2, plus 1 when it includes descendants) each class dictionary's
         /// registered class was last admitted for, by the dictionary's UID; -1 for none yet.
-        var admittedFamilies: [Int]
+        var admittedFamilies: [Int32]
         /// The same for Foundation classes: a position in `FoundationClass.allCases`.
         var foundationKinds: [Int8]
         /// The families of the few types asked for, in asking order (a registry lookup hashes).
@@ -74,7 +74,7 @@ final class ArchiveDecodingSession {
                                    valueSlots: [Int32](repeating: Self.noSlot, count: count),
                                    inProgressCounts: [UInt16](repeating: 0, count: count),
                                    registeredEntries: [Int32](repeating: Self.classLookupUnknown, count: count),
-                                   admittedFamilies: [Int](repeating: -1, count: count),
+                                   admittedFamilies: [Int32](repeating: -1, count: count),
                                    foundationKinds: [Int8](repeating: Int8(Self.classLookupUnknown), count: count)))
     }
 
@@ -113,6 +113,13 @@ final class ArchiveDecodingSession {
         return found
     }
     private static let foundationClasses = FoundationClass.allCases.map { $0 }
+
+    /// A family as one `admittedFamilies` value; -1 (never cached) for a registry too large
+    /// for the packed form.
+    private static func packed(_ family: (entry: Int, includesDescendants: Bool)) -> Int32 {
+        guard family.entry >= 0, family.entry < Int(Int32.max / 2) else { return -1 }
+        return Int32(family.entry * 2 + (family.includesDescendants ? 1 : 0))
+    }
 
     var path: [ArchiveKeyPath.Component] {
         get { state.pointee.path }
@@ -244,8 +251,8 @@ final class ArchiveDecodingSession {
         let entry: Int
         let classUID = Int(instance.classUID.value)
         if let registered = registeredEntry(classUID: classUID, name: descriptor.name) {
-            let familyKey = family.entry &* 2 &+ (family.includesDescendants ? 1 : 0)
-            guard state.pointee.admittedFamilies[classUID] == familyKey || registry.admits(registered, family: family) else {
+            let familyKey = Self.packed(family)
+            guard (familyKey >= 0 && state.pointee.admittedFamilies[classUID] == familyKey) || registry.admits(registered, family: family) else {
                 let admitted = registry.admittedNames(family: family).joined(separator: ", ")
                 let typeName = registry.entries[registered].typeName
                 throw ArchiveError(.classNotAllowed, "class \(descriptor.name) (\(typeName)) is not a kind of \(T.self); \(T.self) admits \(admitted)",
