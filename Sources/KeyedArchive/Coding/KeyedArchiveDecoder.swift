@@ -85,11 +85,14 @@ public struct KeyedArchiveDecoder {
     }
 
     private func required<T>(_ value: T?, _ type: T.Type, key: String) throws(ArchiveError) -> T {
-        guard let value else {
-            let found = fields[ArchiveKeys.escape(key)] == nil ? "no value" : "$null"
-            throw error(.valueNotFound, "expected \(T.self), found \(found)", key: key)
-        }
+        guard let value else { throw missingValue(T.self, key: key) }
         return value
+    }
+
+    /// The "expected …, found no value/$null" error for a required key.
+    private func missingValue<T>(_ type: T.Type, key: String) -> ArchiveError {
+        let found = fields[ArchiveKeys.escape(key)] == nil ? "no value" : "$null"
+        return error(.valueNotFound, "expected \(T.self), found \(found)", key: key)
     }
 
     public func decodeIfPresent(_ type: Bool.Type, forKey key: String) throws(ArchiveError) -> Bool? {
@@ -219,10 +222,7 @@ public struct KeyedArchiveDecoder {
 
     /// The non-null reference under `key`, or the "expected …, found no value/$null" error.
     private func requiredReference<T>(forKey key: String, expecting: T.Type) throws(ArchiveError) -> ArchiveReference {
-        guard let reference = try reference(forKey: key), !reference.isNull else {
-            let found = fields[ArchiveKeys.escape(key)] == nil ? "no value" : "$null"
-            throw error(.valueNotFound, "expected \(T.self), found \(found)", key: key)
-        }
+        guard let reference = try reference(forKey: key), !reference.isNull else { throw missingValue(T.self, key: key) }
         return reference
     }
 

@@ -27,7 +27,6 @@ final class ArchiveEncodingSession {
     let registry: ArchiveRegistry
     let options: ArchiveWritingOptions
 
-
     /// Everything that changes while encoding, behind a pointer: every access to a class's
     /// `var` is checked for exclusivity at run time, and those checks were a seventh of a fleet
     /// encode. The session is confined to one archiver on one thread.
