@@ -66,7 +66,7 @@ public final class KeyedArchiver {
             case (.binary, .appleInstances):
                 return try BinaryPropertyListWriter().write(table.appleDocument(era: era))
             case (.binary, .byValue):
-                return try BinaryPropertyListWriter().write(table.propertyList(era: era))
+                return try table.binaryPropertyList(era: era)
             case (.xml, _):
                 return try XMLPropertyListWriter().write(table.propertyList(era: era))
             }

@@ -30,7 +30,7 @@ struct ArchiveObjectTable {
     // MARK: Key order
 
     /// Memoized CF hash-table orders: objects of one class almost always have the same keys.
-    private final class OrderCache {
+    final class OrderCache {
         var orders: [[ArchiveExactKey]: [Int]] = [:]
         var hashes: [ArchiveExactKey: UInt64] = [:]
 
@@ -57,7 +57,7 @@ struct ArchiveObjectTable {
 
     /// Keys of an instance in storage order, `$class` included, as (key, value-or-class) positions:
     /// position `keys.count` stands for `$class`.
-    private static func instanceKeyOrder(_ keys: [String], classUID: Int, cache: OrderCache) -> (keys: [String], order: [Int]) {
+    static func instanceKeyOrder(_ keys: [String], classUID: Int, cache: OrderCache) -> (keys: [String], order: [Int]) {
         if let last = cache.lastByClass[classUID], sameKeys(last.keys, keys) {
             return (last.allKeys, last.order)
         }

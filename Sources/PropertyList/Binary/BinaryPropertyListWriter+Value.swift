@@ -7,11 +7,11 @@ extension BinaryPropertyListWriter {
     /// brings the count under a width boundary.
     func writeValueTree(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
         let bound = try Self.objectCountBound(value, depth: 0, maximumDepth: maximumDepth)
-        var pass = BinaryValueTreePass(referenceSize: Self.roundedByteCount(UInt64(bound)), writer: self, objectBound: bound)
+        var pass = BinaryPropertyListBuilder(referenceSize: Self.roundedByteCount(UInt64(bound)), objectBound: bound, writer: self)
         _ = try pass.add(value, depth: 0)
         let exactSize = Self.roundedByteCount(UInt64(pass.offsets.count))
         if exactSize != pass.referenceSize {
-            pass = BinaryValueTreePass(referenceSize: exactSize, writer: self, objectBound: bound)
+            pass = BinaryPropertyListBuilder(referenceSize: exactSize, objectBound: bound, writer: self)
             _ = try pass.add(value, depth: 0)
         }
         return pass.finish(offsetSizeRule: offsetSizeRule)
@@ -52,8 +52,27 @@ extension BinaryPropertyListWriter {
     }
 }
 
-struct BinaryValueTreePass: ~Copyable {
-    let referenceSize: Int
+/// Writes a binary property list object by object, in the order Core Foundation's flatten
+/// numbers them (a container, then its keys, then its values, depth-first), with its sharing
+/// rules: equal strings, numbers, dates and data become one object; booleans, UIDs and
+/// containers are appended at every visit. The caller adds objects in that order and fills each
+/// container's references as its children get their numbers.
+///
+/// This is how ``BinaryPropertyListWriter`` writes a ``PropertyListValue`` (``add(_:depth:)``),
+/// and how a layer above writes its own structure without building a value tree first. The
+/// reference width is fixed up front: pass the width for an upper bound of the object count,
+/// and write again with ``referenceSize(forObjectCount:)`` of the final ``objectCount`` when
+/// the two differ.
+public struct BinaryPropertyListBuilder: ~Copyable {
+    /// The references of a container being written, filled in order: keys first for a dictionary.
+    public struct ContainerSlots {
+        /// The container's object number.
+        public let number: Int
+        fileprivate var next: Int
+        fileprivate let end: Int
+    }
+
+    public let referenceSize: Int
     let maximumDepth: Int
     let maximumObjectCount: Int
     var sink: BinaryByteSink
@@ -65,20 +84,33 @@ struct BinaryValueTreePass: ~Copyable {
     var datas = BinaryUniquingTable<[UInt8]>()
     var trueNumber: Int?
     var falseNumber: Int?
-    var stringCacheBits = [(UInt64, UInt64)](repeating: (0, 0), count: BinaryValueTreePass.stringCacheSize)
-    var stringCacheNumbers = [Int](repeating: -1, count: BinaryValueTreePass.stringCacheSize)
+    var stringCacheBits = [(UInt64, UInt64)](repeating: (0, 0), count: BinaryPropertyListBuilder.stringCacheSize)
+    var stringCacheNumbers = [Int](repeating: -1, count: BinaryPropertyListBuilder.stringCacheSize)
 
-    init(referenceSize: Int, writer: BinaryPropertyListWriter, objectBound: Int = 0) {
-        self.referenceSize = referenceSize
+    /// - Parameters:
+    ///   - referenceSize: bytes per object reference, ``referenceSize(forObjectCount:)`` of the
+    ///     final object count.
+    ///   - objectBound: an estimate of the object count, to size the output once.
+    ///   - writer: the limits (depth, object count) of this writer apply.
+    public init(referenceSize: Int, objectBound: Int = 0, writer: BinaryPropertyListWriter = BinaryPropertyListWriter()) {
+        self.referenceSize = min(max(referenceSize, 1), 8)
         self.maximumDepth = writer.maximumDepth
         self.maximumObjectCount = writer.maximumObjectCount
-        // Sized from the tree's object bound up front: no doubling copies of a large output
-        // or offset list (untouched capacity costs address space only, not memory).
+        // Sized from the object bound up front: no doubling copies of a large output or offset
+        // list (untouched capacity costs address space only, not memory).
         let bound = min(max(objectBound, 0), maximumObjectCount, 1 << 26)
         sink = BinaryByteSink(capacity: bound &* 12 &+ 64)
         offsets.reserveCapacity(bound)
         sink.append(contentsOf: BinaryPropertyListFormat.magic)
     }
+
+    /// Core Foundation's reference width for a file of `count` objects: 1, 2, 4 or 8 bytes.
+    public static func referenceSize(forObjectCount count: Int) -> Int {
+        BinaryPropertyListWriter.roundedByteCount(UInt64(max(count, 0)))
+    }
+
+    /// Objects written so far (later copies of booleans included).
+    public var objectCount: Int { offsets.count }
 
     /// Starts a new object and returns its number.
     @inline(__always)
@@ -91,22 +123,47 @@ struct BinaryValueTreePass: ~Copyable {
     }
 
     @inline(__always)
-    mutating func setReference(at position: Int, to number: Int) {
-        sink.storeReference(number, at: position, size: referenceSize)
-    }
-
-    @inline(__always)
     mutating func reserveReferences(_ count: Int) -> Int {
         let start = sink.count
         sink.appendZeros(count &* referenceSize)
         return start
     }
 
-    mutating func addString(_ string: String) throws(PropertyListError) -> Int {
+    /// Sets the next reference of `slots` to object `number`.
+    @inline(__always)
+    public mutating func append(_ number: Int, to slots: inout ContainerSlots) {
+        guard slots.next < slots.end else { return }
+        sink.storeReference(number, at: slots.next, size: referenceSize)
+        slots.next &+= referenceSize
+    }
+
+    /// Starts an array (or a set) of `count` elements at nesting `depth` (the top object is at 0).
+    public mutating func beginArray(count: Int, depth: Int, isSet: Bool = false) throws(PropertyListError) -> ContainerSlots {
+        guard depth < maximumDepth else {
+            throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
+        }
+        let number = try begin()
+        sink.appendMarker(isSet ? 0xC0 : 0xA0, count: count)
+        let start = reserveReferences(count)
+        return ContainerSlots(number: number, next: start, end: sink.count)
+    }
+
+    /// Starts a dictionary of `count` entries at nesting `depth`: append its keys, then its values.
+    public mutating func beginDictionary(count: Int, depth: Int) throws(PropertyListError) -> ContainerSlots {
+        guard depth < maximumDepth else {
+            throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
+        }
+        let number = try begin()
+        sink.appendMarker(0xD0, count: count)
+        let start = reserveReferences(count &* 2)
+        return ContainerSlots(number: number, next: start, end: sink.count)
+    }
+
+    public mutating func addString(_ string: String) throws(PropertyListError) -> Int {
         // Front cache on the string's own bits: equal bits are the same small string or the
         // same storage, hence equal text, so a hit needs no hashing of the text. Dictionary
         // keys (the same few strings in every record) nearly always hit. Every string seen is
-        // part of the value being written, alive for the whole pass, so bits cannot be reused.
+        // alive for the whole pass (the caller holds what it writes), so bits cannot be reused.
         let bits = unsafeBitCast(string, to: (UInt64, UInt64).self)
         let slot = Int(truncatingIfNeeded: mixHash(bits.0 ^ (bits.1 &* 0x9E37_79B9_7F4A_7C15), 0)) & (Self.stringCacheSize &- 1)
         if stringCacheNumbers[slot] >= 0, stringCacheBits[slot] == bits { return stringCacheNumbers[slot] }
@@ -124,93 +181,98 @@ struct BinaryValueTreePass: ~Copyable {
 
     static let stringCacheSize = 4096
 
-    mutating func add(_ value: PropertyListValue, depth: Int) throws(PropertyListError) -> Int {
+    public mutating func addInteger(_ integer: PropertyListInteger) throws(PropertyListError) -> Int {
+        if let existing = integers.existingOrInsert(integer, number: offsets.count) { return existing }
+        let number = try begin()
+        sink.appendInteger(integer)
+        return number
+    }
+
+    public mutating func addReal(_ real: PropertyListReal) throws(PropertyListError) -> Int {
+        if let existing = reals.existingOrInsert(real, number: offsets.count) { return existing }
+        let number = try begin()
+        switch real {
+        case .float32(let float):
+            sink.append(0x22)
+            sink.appendBigEndian(UInt64(float.bitPattern), width: 4)
+        case .float64(let double):
+            sink.append(0x23)
+            sink.appendBigEndian(double.bitPattern, width: 8)
+        }
+        return number
+    }
+
+    public mutating func addDate(_ date: PropertyListDate) throws(PropertyListError) -> Int {
+        if let existing = dates.existingOrInsert(date, number: offsets.count) { return existing }
+        let number = try begin()
+        sink.append(0x33)
+        sink.appendBigEndian(date.secondsSinceReferenceDate.bitPattern, width: 8)
+        return number
+    }
+
+    public mutating func addData(_ bytes: [UInt8]) throws(PropertyListError) -> Int {
+        if let existing = datas.existingOrInsert(bytes, number: offsets.count) { return existing }
+        let number = try begin()
+        sink.appendMarker(0x40, count: bytes.count)
+        sink.append(contentsOf: bytes)
+        return number
+    }
+
+    public mutating func addBool(_ flag: Bool) throws(PropertyListError) -> Int {
+        // Core Foundation's booleans are singletons that it appends on every visit; later
+        // copies are never referenced, but they are in Apple's files, so they are in ours.
+        let number = try begin()
+        sink.append(flag ? 0x09 : 0x08)
+        if flag {
+            if let first = trueNumber { return first }
+            trueNumber = number
+        } else {
+            if let first = falseNumber { return first }
+            falseNumber = number
+        }
+        return number
+    }
+
+    public mutating func addUID(_ uid: PropertyListUID) throws(PropertyListError) -> Int {
+        let number = try begin()
+        let width = BinaryPropertyListWriter.roundedByteCount(uid.value)
+        sink.append(0x80 | UInt8(width &- 1))
+        sink.appendBigEndian(uid.value, width: width)
+        return number
+    }
+
+    /// Writes a value and everything in it, at nesting `depth`, and returns its number.
+    public mutating func add(_ value: PropertyListValue, depth: Int) throws(PropertyListError) -> Int {
         switch value {
-        case .string(let string):
-            return try addString(string)
-        case .integer(let integer):
-            if let existing = integers.existingOrInsert(integer, number: offsets.count) { return existing }
-            let number = try begin()
-            sink.appendInteger(integer)
-            return number
-        case .real(let real):
-            if let existing = reals.existingOrInsert(real, number: offsets.count) { return existing }
-            let number = try begin()
-            switch real {
-            case .float32(let float):
-                sink.append(0x22)
-                sink.appendBigEndian(UInt64(float.bitPattern), width: 4)
-            case .float64(let double):
-                sink.append(0x23)
-                sink.appendBigEndian(double.bitPattern, width: 8)
-            }
-            return number
-        case .date(let date):
-            if let existing = dates.existingOrInsert(date, number: offsets.count) { return existing }
-            let number = try begin()
-            sink.append(0x33)
-            sink.appendBigEndian(date.secondsSinceReferenceDate.bitPattern, width: 8)
-            return number
-        case .data(let bytes):
-            if let existing = datas.existingOrInsert(bytes, number: offsets.count) { return existing }
-            let number = try begin()
-            sink.appendMarker(0x40, count: bytes.count)
-            sink.append(contentsOf: bytes)
-            return number
-        case .bool(let flag):
-            // Core Foundation's booleans are singletons that it appends on every visit; later
-            // copies are never referenced, but they are in Apple's files, so they are in ours.
-            let number = try begin()
-            sink.append(flag ? 0x09 : 0x08)
-            if flag {
-                if let first = trueNumber { return first }
-                trueNumber = number
-            } else {
-                if let first = falseNumber { return first }
-                falseNumber = number
-            }
-            return number
-        case .uid(let uid):
-            let number = try begin()
-            let width = BinaryPropertyListWriter.roundedByteCount(uid.value)
-            sink.append(0x80 | UInt8(width &- 1))
-            sink.appendBigEndian(uid.value, width: width)
-            return number
+        case .string(let string): return try addString(string)
+        case .integer(let integer): return try addInteger(integer)
+        case .real(let real): return try addReal(real)
+        case .date(let date): return try addDate(date)
+        case .data(let bytes): return try addData(bytes)
+        case .bool(let flag): return try addBool(flag)
+        case .uid(let uid): return try addUID(uid)
         case .array(let elements), .set(let elements):
-            guard depth < maximumDepth else {
-                throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
-            }
-            let number = try begin()
-            if case .set = value { sink.appendMarker(0xC0, count: elements.count) } else { sink.appendMarker(0xA0, count: elements.count) }
-            var slot = reserveReferences(elements.count)
+            var isSet = false
+            if case .set = value { isSet = true }
+            var slots = try beginArray(count: elements.count, depth: depth, isSet: isSet)
             for element in elements {
-                let child = try add(element, depth: depth &+ 1)
-                setReference(at: slot, to: child)
-                slot &+= referenceSize
+                append(try add(element, depth: depth &+ 1), to: &slots)
             }
-            return number
+            return slots.number
         case .dictionary(let dictionary):
-            guard depth < maximumDepth else {
-                throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
-            }
-            let number = try begin()
-            let count = dictionary.count
-            sink.appendMarker(0xD0, count: count)
-            var slot = reserveReferences(count &* 2)
+            var slots = try beginDictionary(count: dictionary.count, depth: depth)
             for entry in dictionary.entries {
-                setReference(at: slot, to: try addString(entry.key))
-                slot &+= referenceSize
+                append(try addString(entry.key), to: &slots)
             }
             for entry in dictionary.entries {
-                let child = try add(entry.value, depth: depth &+ 1)
-                setReference(at: slot, to: child)
-                slot &+= referenceSize
+                append(try add(entry.value, depth: depth &+ 1), to: &slots)
             }
-            return number
+            return slots.number
         }
     }
 
-    mutating func finish(offsetSizeRule: BinaryPropertyListWriter.OffsetSizeRule) -> [UInt8] {
+    /// Appends the offset table and trailer (the first object is the top) and returns the file.
+    public mutating func finish(offsetSizeRule: BinaryPropertyListWriter.OffsetSizeRule = .powerOfTwo) -> [UInt8] {
         let tableOffset = sink.count
         let offsetSize: Int
         switch offsetSizeRule {

@@ -58,6 +58,12 @@ enum GraphRebuilder {
     static func rebuild(_ graph: ArchiveGraph, sharing: ArchiveWritingOptions.Sharing = .appleInstances, format: ArchiveFormat = .binary) throws -> [UInt8]? {
         // XML archives store keys sorted, so their root order says nothing of the era.
         guard let era = format == .xml ? .current : era(of: graph) else { return nil }
+        return try archiver(rebuilding: graph, era: era, sharing: sharing)?.finish(format: format)
+    }
+
+    /// An archiver with the graph encoded into it, not yet finished; nil if the graph cannot be
+    /// rebuilt through the public API.
+    static func archiver(rebuilding graph: ArchiveGraph, era: ArchiveWritingOptions.Era, sharing: ArchiveWritingOptions.Sharing) throws -> KeyedArchiver? {
         var boxes = [(any ArchiveObjectEncodable)?](repeating: nil, count: graph.objects.count)
         var generic: [Int: ArchiveGenericObject] = [:]
         for (uid, object) in graph.objects.enumerated() {
@@ -115,7 +121,7 @@ enum GraphRebuilder {
         let archiver = KeyedArchiver(registry: ArchiveRegistry(), options: options)
         let top = archiver.topLevelEncoder
         let entries = graph.top.enumerated().sorted { lhs, rhs in
-            (Int(lhs.element.uid?.value ?? UInt64.max), lhs.offset) < (Int(rhs.element.uid?.value ?? UInt64.max), rhs.offset)
+            (lhs.element.uid.map { Int($0.value) } ?? Int.max, lhs.offset) < (rhs.element.uid.map { Int($0.value) } ?? Int.max, rhs.offset)
         }.map(\.element)
         for entry in entries {
             if let uid = entry.uid, uid.value != 0 {
@@ -126,7 +132,7 @@ enum GraphRebuilder {
                 try top.encodeRaw(entry.value, forStoredKey: entry.key)
             }
         }
-        return try archiver.finish(format: format)
+        return archiver
     }
 
     enum Outcome: String {

@@ -1,0 +1,190 @@
+import PropertyList
+
+extension ArchiveObjectTable {
+    /// The archive as a binary property list, written straight from the table: the same bytes
+    /// as writing ``propertyList(era:)`` with ``BinaryPropertyListWriter``, without building
+    /// that value tree first (which, with the writer's walk over it, was half of an encode).
+    /// The objects are added in the order the tree writer visits the tree's nodes.
+    func binaryPropertyList(era: ArchiveWritingOptions.Era, writer: BinaryPropertyListWriter = BinaryPropertyListWriter()) throws(PropertyListError) -> [UInt8] {
+        let bound = objectCountBound()
+        var referenceSize = BinaryPropertyListBuilder.referenceSize(forObjectCount: bound)
+        while true {
+            var builder = BinaryPropertyListBuilder(referenceSize: referenceSize, objectBound: bound, writer: writer)
+            try write(into: &builder, era: era)
+            // The bound counts every key and value once; sharing can bring the count under a
+            // width boundary, and then Core Foundation's narrower references are written.
+            let exact = BinaryPropertyListBuilder.referenceSize(forObjectCount: builder.objectCount)
+            if exact == referenceSize {
+                return builder.finish(offsetSizeRule: writer.offsetSizeRule)
+            }
+            referenceSize = exact
+        }
+    }
+
+    /// At least the number of objects the tree writer produces: every node and every key once.
+    private func objectCountBound() -> Int {
+        // Saturating: a bound past the largest object count only widens the first attempt.
+        func add(_ total: inout Int, _ extra: Int) {
+            let (sum, overflow) = total.addingReportingOverflow(extra)
+            total = overflow ? Int.max : sum
+        }
+        // Root dictionary, its four keys, $version and $archiver, the $top dictionary and the
+        // $objects array.
+        var total = 1 + 4 + 2 + 1 + 1
+        add(&total, topKeys.count)
+        for value in topValues { add(&total, Self.valueBound(value)) }
+        for entry in entries {
+            switch entry {
+            case .instance(_, let keys, let values):
+                // The dictionary, its keys, `$class` and its UID.
+                add(&total, 1 + (keys.count + 1) * 2 - values.count)
+                for value in values { add(&total, Self.valueBound(value)) }
+            case .classDescriptor(_, let classes):
+                // The dictionary, two keys, the name, the `$classes` array and its names.
+                add(&total, 5)
+                add(&total, classes.count)
+            default:
+                add(&total, 1)
+            }
+        }
+        return total
+    }
+
+    private static func valueBound(_ value: PropertyListValue) -> Int {
+        switch value {
+        case .array(let elements), .set(let elements):
+            return elements.reduce(1) { partial, element in
+                let (sum, overflow) = partial.addingReportingOverflow(valueBound(element))
+                return overflow ? Int.max : sum
+            }
+        case .dictionary(let dictionary):
+            return dictionary.entries.reduce(1) { partial, entry in
+                let (sum, overflow) = partial.addingReportingOverflow(valueBound(entry.value) &+ 1)
+                return overflow ? Int.max : sum
+            }
+        default:
+            return 1
+        }
+    }
+
+    /// Adds the archive in the tree writer's order: the root dictionary, its keys, then each
+    /// value in turn with everything under it.
+    private func write(into builder: inout BinaryPropertyListBuilder, era: ArchiveWritingOptions.Era) throws(PropertyListError) {
+        let rootKeys = Self.rootKeyOrder(era)
+        var root = try builder.beginDictionary(count: rootKeys.count, depth: 0)
+        for key in rootKeys { builder.append(try builder.addString(key), to: &root) }
+        for key in rootKeys {
+            switch key {
+            case ArchiveKeys.version:
+                builder.append(try builder.addInteger(PropertyListInteger(ArchiveKeys.formatVersion)), to: &root)
+            case ArchiveKeys.archiver:
+                builder.append(try builder.addString(ArchiveKeys.archiverName), to: &root)
+            case ArchiveKeys.top:
+                builder.append(try writeTop(into: &builder), to: &root)
+            default:
+                builder.append(try writeObjects(into: &builder), to: &root)
+            }
+        }
+    }
+
+    private func writeTop(into builder: inout BinaryPropertyListBuilder) throws(PropertyListError) -> Int {
+        let order = OrderCache().order(topKeys, sizing: .growth)
+        var top = try builder.beginDictionary(count: order.count, depth: 1)
+        for position in order { builder.append(try builder.addString(topKeys[position]), to: &top) }
+        for position in order { builder.append(try builder.add(topValues[position], depth: 2), to: &top) }
+        return top.number
+    }
+
+    /// An instance key list already written once: its storage order and its keys' object
+    /// numbers. Objects of one class nearly always repeat one of a few key lists, so their keys
+    /// are appended by number, without looking the strings up again.
+    private struct WrittenLayout {
+        let keys: [String]
+        let order: [Int]
+        let keyNumbers: [Int]
+        /// The next layout of the same class, or -1.
+        var next: Int32
+    }
+
+    private static func sameKeys(_ lhs: [String], _ rhs: [String]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for index in lhs.indices {
+            let left = lhs[index], right = rhs[index]
+            // Equal bits are the same small string or the same storage: equal text.
+            if unsafeBitCast(left, to: (UInt64, UInt64).self) == unsafeBitCast(right, to: (UInt64, UInt64).self) { continue }
+            guard left.utf8.count == right.utf8.count, left.isExactlyEqualTo(right) else { return false }
+        }
+        return true
+    }
+
+    private func writeObjects(into builder: inout BinaryPropertyListBuilder) throws(PropertyListError) -> Int {
+        let cache = OrderCache()
+        var firstLayout = [Int32](repeating: -1, count: entries.count)
+        var layouts: [WrittenLayout] = []
+        var objects = try builder.beginArray(count: entries.count, depth: 1)
+        for entry in entries {
+            let number: Int
+            switch entry {
+            case .null, .reserved: number = try builder.addString(ArchiveKeys.null)
+            case .string(let string): number = try builder.addString(string)
+            case .integer(let integer): number = try builder.addInteger(integer)
+            case .real(let real): number = try builder.addReal(real)
+            case .bool(let flag): number = try builder.addBool(flag)
+            case .data(let bytes): number = try builder.addData(bytes)
+            case .instance(let classUID, let keys, let values):
+                var found = -1
+                if classUID >= 0, classUID < firstLayout.count {
+                    var candidate = Int(firstLayout[classUID])
+                    while candidate >= 0 {
+                        if Self.sameKeys(layouts[candidate].keys, keys) {
+                            found = candidate
+                            break
+                        }
+                        candidate = Int(layouts[candidate].next)
+                    }
+                }
+                var instance: BinaryPropertyListBuilder.ContainerSlots
+                let order: [Int]
+                if found >= 0 {
+                    let layout = layouts[found]
+                    order = layout.order
+                    instance = try builder.beginDictionary(count: order.count, depth: 2)
+                    for keyNumber in layout.keyNumbers { builder.append(keyNumber, to: &instance) }
+                } else {
+                    let (allKeys, computedOrder) = Self.instanceKeyOrder(keys, classUID: classUID, cache: cache)
+                    order = computedOrder
+                    instance = try builder.beginDictionary(count: order.count, depth: 2)
+                    var keyNumbers: [Int] = []
+                    keyNumbers.reserveCapacity(order.count)
+                    for position in order {
+                        let keyNumber = try builder.addString(allKeys[position])
+                        keyNumbers.append(keyNumber)
+                        builder.append(keyNumber, to: &instance)
+                    }
+                    if classUID >= 0, classUID < firstLayout.count, let index = Int32(exactly: layouts.count) {
+                        layouts.append(WrittenLayout(keys: keys, order: order, keyNumbers: keyNumbers, next: firstLayout[classUID]))
+                        firstLayout[classUID] = index
+                    }
+                }
+                for position in order {
+                    let child = position == keys.count
+                        ? try builder.addUID(PropertyListUID(UInt64(classUID)))
+                        : try builder.add(values[position], depth: 3)
+                    builder.append(child, to: &instance)
+                }
+                number = instance.number
+            case .classDescriptor(let name, let classes):
+                var descriptor = try builder.beginDictionary(count: 2, depth: 2)
+                builder.append(try builder.addString(ArchiveKeys.className), to: &descriptor)
+                builder.append(try builder.addString(ArchiveKeys.classes), to: &descriptor)
+                builder.append(try builder.addString(name), to: &descriptor)
+                var names = try builder.beginArray(count: classes.count, depth: 3)
+                for className in classes { builder.append(try builder.addString(className), to: &names) }
+                builder.append(names.number, to: &descriptor)
+                number = descriptor.number
+            }
+            builder.append(number, to: &objects)
+        }
+        return objects.number
+    }
+}
