@@ -68,7 +68,7 @@ public final class KeyedArchiver {
             case (.binary, .byValue):
                 return try table.binaryPropertyList(era: era)
             case (.xml, _):
-                return try XMLPropertyListWriter().write(table.propertyList(era: era))
+                return try table.xmlPropertyList(era: era)
             }
         } catch {
             throw ArchiveError(error)

@@ -95,32 +95,11 @@ extension ArchiveObjectTable {
         return top.number
     }
 
-    /// An instance key list already written once: its storage order and its keys' object
-    /// numbers. Objects of one class nearly always repeat one of a few key lists, so their keys
-    /// are appended by number, without looking the strings up again.
-    private struct WrittenLayout {
-        let keys: [String]
-        let order: [Int]
-        let keyNumbers: [Int]
-        /// The next layout of the same class, or -1.
-        var next: Int32
-    }
-
-    private static func sameKeys(_ lhs: [String], _ rhs: [String]) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        for index in lhs.indices {
-            let left = lhs[index], right = rhs[index]
-            // Equal bits are the same small string or the same storage: equal text.
-            if unsafeBitCast(left, to: (UInt64, UInt64).self) == unsafeBitCast(right, to: (UInt64, UInt64).self) { continue }
-            guard left.utf8.count == right.utf8.count, left.isExactlyEqualTo(right) else { return false }
-        }
-        return true
-    }
-
     private func writeObjects(into builder: inout BinaryPropertyListBuilder) throws(PropertyListError) -> Int {
         let cache = OrderCache()
-        var firstLayout = [Int32](repeating: -1, count: entries.count)
-        var layouts: [WrittenLayout] = []
+        // Objects of one class nearly always repeat one of a few key lists: their keys are
+        // appended by object number, without looking the strings up again.
+        var layouts = InstanceLayoutCache<(order: [Int], keyNumbers: [Int])>(classCount: entries.count)
         var objects = try builder.beginArray(count: entries.count, depth: 1)
         for entry in entries {
             let number: Int
@@ -132,21 +111,9 @@ extension ArchiveObjectTable {
             case .bool(let flag): number = try builder.addBool(flag)
             case .data(let bytes): number = try builder.addData(bytes)
             case .instance(let classUID, let keys, let values):
-                var found = -1
-                if classUID >= 0, classUID < firstLayout.count {
-                    var candidate = Int(firstLayout[classUID])
-                    while candidate >= 0 {
-                        if Self.sameKeys(layouts[candidate].keys, keys) {
-                            found = candidate
-                            break
-                        }
-                        candidate = Int(layouts[candidate].next)
-                    }
-                }
                 var instance: BinaryPropertyListBuilder.ContainerSlots
                 let order: [Int]
-                if found >= 0 {
-                    let layout = layouts[found]
+                if let layout = layouts.layout(classUID: classUID, keys: keys) {
                     order = layout.order
                     instance = try builder.beginDictionary(count: order.count, depth: 2)
                     for keyNumber in layout.keyNumbers { builder.append(keyNumber, to: &instance) }
@@ -161,10 +128,7 @@ extension ArchiveObjectTable {
                         keyNumbers.append(keyNumber)
                         builder.append(keyNumber, to: &instance)
                     }
-                    if classUID >= 0, classUID < firstLayout.count, let index = Int32(exactly: layouts.count) {
-                        layouts.append(WrittenLayout(keys: keys, order: order, keyNumbers: keyNumbers, next: firstLayout[classUID]))
-                        firstLayout[classUID] = index
-                    }
+                    layouts.insert((order, keyNumbers), classUID: classUID, keys: keys)
                 }
                 for position in order {
                     let child = position == keys.count

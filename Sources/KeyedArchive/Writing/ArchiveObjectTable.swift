@@ -66,10 +66,12 @@ struct ArchiveObjectTable {
         return computed
     }
 
-    private static func sameKeys(_ lhs: [String], _ rhs: [String]) -> Bool {
+    static func sameKeys(_ lhs: [String], _ rhs: [String]) -> Bool {
         guard lhs.count == rhs.count else { return false }
         for index in lhs.indices {
             let left = lhs[index], right = rhs[index]
+            // Equal bits are the same small string or the same storage: equal text.
+            if unsafeBitCast(left, to: (UInt64, UInt64).self) == unsafeBitCast(right, to: (UInt64, UInt64).self) { continue }
             guard left.utf8.count == right.utf8.count, left.isExactlyEqualTo(right) else { return false }
         }
         return true
@@ -211,6 +213,33 @@ struct ArchiveObjectTable {
         }
         let root = builder.fresh(.dictionary(keys: rootKeys, values: rootValues))
         return BinaryPropertyListDocument(objects: builder.objects, topObject: root)
+    }
+}
+
+/// What a writer worked out for an instance's key list (its storage order, its keys' objects),
+/// remembered per class: objects of one class nearly always repeat one of a few key lists.
+struct InstanceLayoutCache<Layout> {
+    private var first: [Int32]
+    private var layouts: [(keys: [String], layout: Layout, next: Int32)] = []
+
+    init(classCount: Int) {
+        first = [Int32](repeating: -1, count: max(classCount, 0))
+    }
+
+    func layout(classUID: Int, keys: [String]) -> Layout? {
+        guard classUID >= 0, classUID < first.count else { return nil }
+        var candidate = Int(first[classUID])
+        while candidate >= 0 {
+            if ArchiveObjectTable.sameKeys(layouts[candidate].keys, keys) { return layouts[candidate].layout }
+            candidate = Int(layouts[candidate].next)
+        }
+        return nil
+    }
+
+    mutating func insert(_ layout: Layout, classUID: Int, keys: [String]) {
+        guard classUID >= 0, classUID < first.count, let index = Int32(exactly: layouts.count) else { return }
+        layouts.append((keys, layout, first[classUID]))
+        first[classUID] = index
     }
 }
 

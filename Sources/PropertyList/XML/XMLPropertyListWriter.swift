@@ -32,17 +32,90 @@ public struct XMLPropertyListWriter: Sendable {
     ///   ``PropertyListError/Code/depthLimitExceeded`` for containers nested deeper than
     ///   ``maximumDepth``.
     public func write(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
-        var emitter = XMLPropertyListEmitter(maximumDepth: maximumDepth)
-        defer { emitter.out.deallocate() }
+        var builder = XMLPropertyListBuilder(writer: self)
+        try builder.add(value, depth: 0)
+        return builder.finish()
+    }
+}
+
+/// Writes an XML property list element by element, in Core Foundation's layout: the way
+/// ``XMLPropertyListWriter`` writes a ``PropertyListValue`` (``add(_:depth:)``), open to a layer
+/// above that writes its own structure without building a value tree first. The caller opens a
+/// container, writes a dictionary's keys in ``writingOrder(ofKeys:)`` each followed by its value,
+/// and closes it; `depth` is the nesting of the element being written (the top element is at 0).
+public struct XMLPropertyListBuilder: ~Copyable {
+    var emitter: XMLPropertyListEmitter
+
+    /// Starts a document with the writer's DOCTYPE; its depth limit applies.
+    public init(writer: XMLPropertyListWriter = XMLPropertyListWriter()) {
+        emitter = XMLPropertyListEmitter(maximumDepth: writer.maximumDepth)
         emitter.out.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
-        switch doctype {
+        switch writer.doctype {
         case .modern:
             emitter.out.append("<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n")
         case .legacyAppleComputer:
             emitter.out.append("<!DOCTYPE plist PUBLIC \"-//Apple Computer//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n")
         }
         emitter.out.append("<plist version=\"1.0\">\n")
-        try emitter.write(value, depth: 0)
+    }
+
+    deinit { emitter.out.deallocate() }
+
+    /// Writes a value and everything in it.
+    public mutating func add(_ value: PropertyListValue, depth: Int) throws(PropertyListError) {
+        try emitter.write(value, depth: depth)
+    }
+
+    /// Opens a dictionary of `count` entries (an empty one is written whole: do not close it).
+    public mutating func beginDictionary(count: Int, depth: Int) throws(PropertyListError) {
+        emitter.out.appendTabs(depth)
+        if count == 0 {
+            emitter.out.append("<dict/>\n")
+            return
+        }
+        guard depth < emitter.maximumDepth else { throw emitter.depthError() }
+        emitter.out.append("<dict>\n")
+    }
+
+    /// Closes a dictionary opened at `depth` with at least one entry.
+    public mutating func endDictionary(depth: Int) {
+        emitter.out.appendTabs(depth)
+        emitter.out.append("</dict>\n")
+    }
+
+    /// Opens an array of `count` elements (an empty one is written whole: do not close it).
+    public mutating func beginArray(count: Int, depth: Int) throws(PropertyListError) {
+        emitter.out.appendTabs(depth)
+        if count == 0 {
+            emitter.out.append("<array/>\n")
+            return
+        }
+        guard depth < emitter.maximumDepth else { throw emitter.depthError() }
+        emitter.out.append("<array>\n")
+    }
+
+    /// Closes an array opened at `depth` with at least one element.
+    public mutating func endArray(depth: Int) {
+        emitter.out.appendTabs(depth)
+        emitter.out.append("</array>\n")
+    }
+
+    /// Writes a dictionary key; `depth` is the dictionary's depth plus one, as for its value.
+    public mutating func addKey(_ key: String, depth: Int) {
+        emitter.out.appendTabs(depth)
+        emitter.out.append("<key>")
+        emitter.appendEscaped(key)
+        emitter.out.append("</key>\n")
+    }
+
+    /// The order Core Foundation writes these dictionary keys in (UTF-16 order, equal keys in
+    /// their given order), as positions into `keys`.
+    public static func writingOrder(ofKeys keys: [String]) -> [Int] {
+        XMLKeyOrder.writingOrder(keys.map { PropertyListDictionary.Entry(key: $0, value: .bool(false)) }) ?? Array(keys.indices)
+    }
+
+    /// Closes the document and returns its bytes.
+    public mutating func finish() -> [UInt8] {
         emitter.out.append("</plist>\n")
         return emitter.out.makeArray()
     }
@@ -239,7 +312,7 @@ struct XMLPropertyListEmitter {
         }
     }
 
-    private func depthError() -> PropertyListError {
+    func depthError() -> PropertyListError {
         PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
     }
 

@@ -3,11 +3,11 @@ import PropertyList
 import Testing
 @testable import KeyedArchive
 
-/// The archiver writes binary archives straight from its object table. The reference for its
-/// bytes is the general writer run on the archive's value tree (`finishPropertyList()`), whose
-/// output the property-list tests check against Core Foundation's own writer: the two must agree
-/// byte for byte on every graph.
-@Suite struct DirectBinaryWriterTests {
+/// The archiver writes binary and XML archives straight from its object table. The reference
+/// for its bytes is the general writers run on the archive's value tree (`finishPropertyList()`),
+/// whose output the property-list tests check against Core Foundation's own writers: the two
+/// must agree byte for byte on every graph.
+@Suite struct DirectArchiveWriterTests {
     /// SplitMix64, so that a failing graph can be made again from the seed in the message.
     struct Generator: RandomNumberGenerator {
         var state: UInt64
@@ -90,11 +90,15 @@ import Testing
     }
 
     static func expectSameBytes(seed: UInt64, objects: Int) throws {
-        let viaTree = try BinaryPropertyListWriter().write(try archiver(seed: seed, objects: objects).finishPropertyList())
+        let tree = try archiver(seed: seed, objects: objects).finishPropertyList()
+        let viaTree = try BinaryPropertyListWriter().write(tree)
         let direct = try archiver(seed: seed, objects: objects).finish(format: .binary)
         #expect(direct == viaTree, "seed \(seed), \(objects) objects: \(direct.count) bytes against \(viaTree.count)")
         // And the bytes are a readable archive with the tree's values.
-        #expect(try BinaryPropertyListReader.readValue(direct) == (try archiver(seed: seed, objects: objects).finishPropertyList()), "seed \(seed)")
+        #expect(try BinaryPropertyListReader.readValue(direct) == tree, "seed \(seed)")
+        let xmlViaTree = try XMLPropertyListWriter().write(tree)
+        let xml = try archiver(seed: seed, objects: objects).finish(format: .xml)
+        #expect(xml == xmlViaTree, "seed \(seed), \(objects) objects, XML: \(xml.count) bytes against \(xmlViaTree.count)")
     }
 
     @Test(arguments: 1...40)
@@ -117,9 +121,16 @@ import Testing
             return try BinaryPropertyListWriter().write(try archiver.finishPropertyList())
         }()
         #expect(try KeyedArchiver.archive(pilots, registry: Fleet.registry) == viaTree)
+        let xmlViaTree: [UInt8] = try {
+            let archiver = KeyedArchiver(registry: Fleet.registry)
+            try archiver.encode(pilots, forKey: "root")
+            return try XMLPropertyListWriter().write(try archiver.finishPropertyList())
+        }()
+        #expect(try KeyedArchiver.archive(pilots, registry: Fleet.registry, format: .xml) == xmlViaTree)
     }
 
-    /// The macOS-made binary archives (the groups the Apple-byte tests rebuild), written by value.
+    /// The macOS-made binary archives (the groups the Apple-byte tests rebuild), written by value
+    /// in both formats.
     @Test func rebuiltAppleGraphs() throws {
         guard ArchiveFixtures.isCorpusAvailable else {
             print(ArchiveFixtures.skipMessage)
@@ -130,11 +141,14 @@ import Testing
             guard let graph = try? ArchiveGraph(bytes: try ArchiveFixtures.bytes(entry)),
                   let era = GraphRebuilder.era(of: graph),
                   let first = try GraphRebuilder.archiver(rebuilding: graph, era: era, sharing: .byValue),
-                  let second = try GraphRebuilder.archiver(rebuilding: graph, era: era, sharing: .byValue) else { continue }
+                  let second = try GraphRebuilder.archiver(rebuilding: graph, era: era, sharing: .byValue),
+                  let third = try GraphRebuilder.archiver(rebuilding: graph, era: era, sharing: .byValue) else { continue }
             compared += 1
-            #expect(try first.finish(format: .binary) == (try BinaryPropertyListWriter().write(try second.finishPropertyList())), "\(entry)")
+            let tree = try second.finishPropertyList()
+            #expect(try first.finish(format: .binary) == (try BinaryPropertyListWriter().write(tree)), "\(entry)")
+            #expect(try third.finish(format: .xml) == (try XMLPropertyListWriter().write(tree)), "\(entry), XML")
         }
         #expect(compared >= 40, "only \(compared) Apple archives could be rebuilt")
-        print("Direct binary writer: \(compared) rebuilt Apple archives byte-identical to the tree writer's output")
+        print("Direct archive writers: \(compared) rebuilt Apple archives byte-identical to the tree writers' output, binary and XML")
     }
 }
