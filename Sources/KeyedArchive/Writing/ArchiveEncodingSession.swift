@@ -33,7 +33,7 @@ final class ArchiveEncodingSession {
     private struct State {
         var frames: [Frame] = [Frame(uid: -1)]
         var path: [ArchiveKeyPath.Component] = []
-        var instanceUIDs: [ObjectIdentifier: Int] = [:]
+        var instanceUIDs = ArchiveUIDTable()
         /// Every instance that got a UID is kept alive until the end, so that its ObjectIdentifier
         /// cannot be reused by a new object (a temporary created in some `encode(to:)`).
         var retained: [AnyObject] = []
@@ -41,11 +41,15 @@ final class ArchiveEncodingSession {
         var scalarUIDs: [PropertyListValue: Int] = [:]
         /// Integers in the ordinary (not 128-bit) form: the same sharing as `scalarUIDs`, keyed
         /// without hashing a whole `PropertyListValue`.
-        var integerUIDs: [Int64: Int] = [:]
+        var integerUIDs = ArchiveUIDTable()
         /// Class chain and class UID of each model type already encoded (by metatype), so that
         /// the registry lookup, the chain and its hashing happen once per type, not per object.
-        var modelChains: [ObjectIdentifier: [String]] = [:]
-        var classUIDByType: [ObjectIdentifier: Int] = [:]
+        /// Most archives have a few model types: those are found by comparison, without hashing;
+        /// past `modelTypeScanLimit` of them, through `modelTypeIndex`.
+        /// `fieldCount` is how many fields the type's last object had: the next one's field
+        /// lists are allocated that large at once instead of growing field by field.
+        var modelTypes: [(type: ObjectIdentifier, chain: [String], classUID: Int, fieldCount: Int)] = []
+        var modelTypeIndex: [ObjectIdentifier: Int] = [:]
         var dataUIDs: [[UInt8]: Int] = [:]
         var classUIDs: [[ArchiveExactKey]: Int] = [:]
         var pendingConditionals: [(owner: Int, key: String, object: ObjectIdentifier)] = []
@@ -141,9 +145,9 @@ final class ArchiveEncodingSession {
             guard options.sharing == .byValue || (signed >= -(1 << 55) && signed < (1 << 55)) else {
                 return append(.integer(integer))
             }
-            if let known = state.pointee.integerUIDs[signed] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
+            if let known = state.pointee.integerUIDs[integer: signed] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
             let reference = append(.integer(integer))
-            state.pointee.integerUIDs[signed] = Int(reference.uid.value)
+            state.pointee.integerUIDs[integer: signed] = Int(reference.uid.value)
             return reference
         }
         var shared = options.sharing == .byValue
@@ -178,7 +182,7 @@ final class ArchiveEncodingSession {
 
     /// A plain value that stands for one instance: encoded once, then referred to.
     func encodePlain(_ value: PropertyListValue, identity: AnyObject) throws(ArchiveError) -> ArchiveReference {
-        if let known = state.pointee.instanceUIDs[ObjectIdentifier(identity)] {
+        if let known = state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))
         }
         let reference: ArchiveReference
@@ -194,7 +198,7 @@ final class ArchiveEncodingSession {
             state.pointee.failed = true
             throw error(.invalidState, "a \(value.kindName) cannot stand as a plain object of its own")
         }
-        state.pointee.instanceUIDs[ObjectIdentifier(identity)] = Int(reference.uid.value)
+        state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] = Int(reference.uid.value)
         state.pointee.retained.append(identity)
         return reference
     }
@@ -240,21 +244,30 @@ final class ArchiveEncodingSession {
     /// Encodes an object with a class: it takes its UID first, then its fields are written
     /// (their objects follow it depth-first), then its class dictionary is appended if this is
     /// the class's first use — Apple's order (format-notes §4).
-    func encodeInstance(chain: [String], identity: AnyObject?, type: ObjectIdentifier? = nil, body: (KeyedArchiveEncoder) throws -> Void) throws(ArchiveError) -> ArchiveReference {
+    /// - Parameter identityIsNew: the caller has just looked `identity` up and not found it.
+    func encodeInstance(chain: [String], identity: AnyObject?, identityIsNew: Bool = false, type: ObjectIdentifier? = nil,
+                        body: (KeyedArchiveEncoder) throws -> Void) throws(ArchiveError) -> ArchiveReference {
         guard state.pointee.frames.count <= options.maximumDepth else {
             state.pointee.failed = true
             throw error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth) while encoding")
         }
-        if let identity, let known = state.pointee.instanceUIDs[ObjectIdentifier(identity)] {
+        if !identityIsNew, let identity, let known = state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))
         }
         let uid = state.pointee.table.entries.count
         state.pointee.table.entries.append(.reserved)
         if let identity {
-            state.pointee.instanceUIDs[ObjectIdentifier(identity)] = uid
+            state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] = uid
             state.pointee.retained.append(identity)
         }
-        state.pointee.frames.append(Frame(uid: uid))
+        let typePosition = type.map(modelTypePosition) ?? -1
+        var frame = Frame(uid: uid)
+        if typePosition >= 0 {
+            let expected = state.pointee.modelTypes[typePosition].fieldCount
+            frame.keys.reserveCapacity(expected)
+            frame.values.reserveCapacity(expected)
+        }
+        state.pointee.frames.append(frame)
         let encoder = KeyedArchiveEncoder(session: self, frame: state.pointee.frames.count - 1)
         do {
             try body(encoder)
@@ -266,15 +279,17 @@ final class ArchiveEncodingSession {
             throw ArchiveError(.modelError, "encode(to:) of \(chain.first ?? "?") threw: \(error)", keyPath: keyPath,
                                uid: PropertyListUID(UInt64(uid)), classChain: chain, underlyingDescription: "\(error)")
         }
-        let frame = state.pointee.frames.removeLast()
-        let classUID: Int
-        if let type, let known = state.pointee.classUIDByType[type] {
-            classUID = known
-        } else {
-            classUID = self.classUID(chain: chain)
-            if let type { state.pointee.classUIDByType[type] = classUID }
+        let finished = state.pointee.frames.removeLast()
+        var classUID = -1
+        if typePosition >= 0 {
+            classUID = state.pointee.modelTypes[typePosition].classUID
+            state.pointee.modelTypes[typePosition].fieldCount = finished.keys.count
         }
-        state.pointee.table.entries[uid] = .instance(classUID: classUID, keys: frame.keys, values: frame.values)
+        if classUID < 0 {
+            classUID = self.classUID(chain: chain)
+            if typePosition >= 0 { state.pointee.modelTypes[typePosition].classUID = classUID }
+        }
+        state.pointee.table.entries[uid] = .instance(classUID: classUID, keys: finished.keys, values: finished.values)
         return ArchiveReference(uid: PropertyListUID(UInt64(uid)))
     }
 
@@ -288,24 +303,49 @@ final class ArchiveEncodingSession {
         try encodeModel(value, object: value)
     }
 
+    private static let modelTypeScanLimit = 16
+
+    /// Where a model type is in `modelTypes`, or -1.
+    private func modelTypePosition(_ type: ObjectIdentifier) -> Int {
+        let count = state.pointee.modelTypes.count
+        guard count <= Self.modelTypeScanLimit else { return state.pointee.modelTypeIndex[type] ?? -1 }
+        var position = 0
+        while position < count {
+            if state.pointee.modelTypes[position].type == type { return position }
+            position += 1
+        }
+        return -1
+    }
+
+    private func addModelType(_ type: ObjectIdentifier, chain: [String]) {
+        state.pointee.modelTypes.append((type, chain, -1, 0))
+        let count = state.pointee.modelTypes.count
+        if count == Self.modelTypeScanLimit + 1 {
+            for (position, known) in state.pointee.modelTypes.enumerated() { state.pointee.modelTypeIndex[known.type] = position }
+        } else if count > Self.modelTypeScanLimit + 1 {
+            state.pointee.modelTypeIndex[type] = count - 1
+        }
+    }
+
     private func encodeModel<T: KeyedArchivable>(_ value: T, object: AnyObject?) throws(ArchiveError) -> ArchiveReference {
         let dynamicType = type(of: value)
-        if let object, let known = state.pointee.instanceUIDs[ObjectIdentifier(object)] {
+        if let object, let known = state.pointee.instanceUIDs[object: ObjectIdentifier(object)] {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))
         }
         let typeID = ObjectIdentifier(dynamicType)
         let chain: [String]
-        if let known = state.pointee.modelChains[typeID] {
-            chain = known
+        let position = modelTypePosition(typeID)
+        if position >= 0 {
+            chain = state.pointee.modelTypes[position].chain
         } else {
             guard let entry = registry.entry(forType: dynamicType) else {
                 state.pointee.failed = true
                 throw error(.typeNotRegistered, "\(dynamicType) is not registered in the archive registry")
             }
             chain = registry.classChain(of: entry)
-            state.pointee.modelChains[typeID] = chain
+            addModelType(typeID, chain: chain)
         }
-        return try encodeInstance(chain: chain, identity: object, type: typeID) { encoder in
+        return try encodeInstance(chain: chain, identity: object, identityIsNew: object != nil, type: typeID) { encoder in
             try value.encode(to: encoder)
         }
     }
@@ -313,7 +353,7 @@ final class ArchiveEncodingSession {
     // MARK: Conditional references
 
     func conditionalReference(_ object: AnyObject, storedKey: String, frame index: Int) -> PropertyListValue {
-        if let known = state.pointee.instanceUIDs[ObjectIdentifier(object)] {
+        if let known = state.pointee.instanceUIDs[object: ObjectIdentifier(object)] {
             return .uid(PropertyListUID(UInt64(known)))
         }
         // Not encoded (yet): patched at the end if something encodes it unconditionally later.
@@ -324,7 +364,7 @@ final class ArchiveEncodingSession {
 
     func resolveConditionals() {
         for pending in state.pointee.pendingConditionals {
-            guard let target = state.pointee.instanceUIDs[pending.object] else { continue }
+            guard let target = state.pointee.instanceUIDs[object: pending.object] else { continue }
             let value = PropertyListValue.uid(PropertyListUID(UInt64(target)))
             if pending.owner < 0 {
                 if let position = state.pointee.table.topKeys.lastIndex(where: { $0.isExactlyEqualTo(pending.key) }) {
