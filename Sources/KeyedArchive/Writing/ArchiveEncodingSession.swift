@@ -33,15 +33,15 @@ final class ArchiveEncodingSession {
     private struct State {
         var frames: [Frame] = [Frame(uid: -1)]
         var path: [ArchiveKeyPath.Component] = []
-        var instanceUIDs = ArchiveUIDTable()
+        var instanceUIDs = ArchiveUIDTable<UInt64>()
         /// Every instance that got a UID is kept alive until the end, so that its ObjectIdentifier
         /// cannot be reused by a new object (a temporary created in some `encode(to:)`).
         var retained: [AnyObject] = []
-        var stringUIDs: [ArchiveExactKey: Int] = [:]
+        var stringUIDs = ArchiveUIDTable<String>()
         var scalarUIDs: [PropertyListValue: Int] = [:]
         /// Integers in the ordinary (not 128-bit) form: the same sharing as `scalarUIDs`, keyed
         /// without hashing a whole `PropertyListValue`.
-        var integerUIDs = ArchiveUIDTable()
+        var integerUIDs = ArchiveUIDTable<UInt64>()
         /// Class chain and class UID of each model type already encoded (by metatype), so that
         /// the registry lookup, the chain and its hashing happen once per type, not per object.
         /// Most archives have a few model types: those are found by comparison, without hashing;
@@ -132,10 +132,9 @@ final class ArchiveEncodingSession {
     func encodeString(_ string: String) -> ArchiveReference {
         let shared = options.sharing == .byValue || Self.isTaggedPointerString(string)
         guard shared else { return append(.string(string)) }
-        let key = ArchiveExactKey(string)
-        if let known = state.pointee.stringUIDs[key] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
+        if let known = state.pointee.stringUIDs[string] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
         let reference = append(.string(string))
-        state.pointee.stringUIDs[key] = Int(reference.uid.value)
+        state.pointee.stringUIDs[string] = Int(reference.uid.value)
         return reference
     }
 

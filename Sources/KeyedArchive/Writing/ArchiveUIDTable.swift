@@ -1,14 +1,49 @@
-/// A 64-bit key → UID: the encoder's record of which instances (by identity) and which
-/// integers (by value) it has already stored.
+import PropertyList
+
+/// A key of ``ArchiveUIDTable``: hashed with the property-list writers' seeded hash.
+protocol ArchiveUIDTableKey {
+    func uidTableHash(seed: UInt64) -> UInt64
+    func isSameUIDTableKey(as other: Self) -> Bool
+}
+
+/// Instances by identity and integers by value, as a pointer or bit pattern.
+extension UInt64: ArchiveUIDTableKey {
+    @inline(__always)
+    func uidTableHash(seed: UInt64) -> UInt64 { PropertyListHash.mix(self, seed: seed) }
+
+    @inline(__always)
+    func isSameUIDTableKey(as other: UInt64) -> Bool { self == other }
+}
+
+/// Strings by their exact Unicode scalars (as Core Foundation compares them, never by
+/// canonical equivalence).
+extension String: ArchiveUIDTableKey {
+    @inline(__always)
+    func uidTableHash(seed: UInt64) -> UInt64 {
+        if let hash = utf8.withContiguousStorageIfAvailable({ PropertyListHash.bytes(UnsafeRawBufferPointer($0), seed: seed) }) {
+            return hash
+        }
+        var copy = self
+        return copy.withUTF8 { PropertyListHash.bytes(UnsafeRawBufferPointer($0), seed: seed) }
+    }
+
+    @inline(__always)
+    func isSameUIDTableKey(as other: String) -> Bool { isExactlyEqualTo(other) }
+}
+
+/// A key → UID map: the encoder's record of which instances (by identity), integers and strings
+/// (by value) it has already stored.
 ///
-/// Swift's `Dictionary` hashes every key with SipHash (about 150 instructions), and the encoder
-/// looks up every instance and number it meets: that hashing was a tenth of a fleet encode. A
-/// multiply-xorshift mix spreads pointers and integers well; its seed is random per table, so
-/// chosen integers cannot force collisions. Open addressing, linear probing, grown at half load.
-struct ArchiveUIDTable {
+/// Swift's `Dictionary` hashes every key with SipHash (about 150 instructions for an
+/// `ObjectIdentifier`), and the encoder looks up every instance, number and string it meets:
+/// that hashing was a tenth of a fleet encode. This table uses the writers' seeded hash (random
+/// per table, so chosen keys cannot force collisions): open addressing, linear probing, grown at
+/// half load. Entries are only added; an instance keeps its UID once it has one.
+struct ArchiveUIDTable<Key: ArchiveUIDTableKey> {
     private var slots: [Int]
-    private var identities: [UInt64] = []
+    private var keys: [Key] = []
     private var uids: [Int] = []
+    private var hashes: [UInt64] = []
     private var mask: Int
     private let seed: UInt64
 
@@ -18,54 +53,35 @@ struct ArchiveUIDTable {
         seed = UInt64.random(in: 0...UInt64.max)
     }
 
-    @inline(__always)
-    private func slot(for identity: UInt64) -> Int {
-        // The splitmix64 finalizer.
-        var z = identity &+ seed &+ 0x9E37_79B9_7F4A_7C15
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int(truncatingIfNeeded: z ^ (z >> 31)) & mask
-    }
-
-    /// The UID stored for an instance.
-    subscript(object object: ObjectIdentifier) -> Int? {
-        get { self[key: UInt64(UInt(bitPattern: object))] }
-        set { self[key: UInt64(UInt(bitPattern: object))] = newValue }
-    }
-
-    /// The UID stored for an integer.
-    subscript(integer integer: Int64) -> Int? {
-        get { self[key: UInt64(bitPattern: integer)] }
-        set { self[key: UInt64(bitPattern: integer)] = newValue }
-    }
-
-    private subscript(key identity: UInt64) -> Int? {
+    subscript(key: Key) -> Int? {
         get {
-            var slot = slot(for: identity)
+            let hash = key.uidTableHash(seed: seed)
+            var slot = Int(truncatingIfNeeded: hash) & mask
             while true {
                 let entry = slots[slot]
                 if entry < 0 { return nil }
-                if identities[entry] == identity { return uids[entry] }
+                if hashes[entry] == hash && keys[entry].isSameUIDTableKey(as: key) { return uids[entry] }
                 slot = (slot &+ 1) & mask
             }
         }
         set {
-            // The encoder only adds: an instance keeps its UID once it has one.
             guard let uid = newValue else { return }
-            var slot = slot(for: identity)
+            let hash = key.uidTableHash(seed: seed)
+            var slot = Int(truncatingIfNeeded: hash) & mask
             while true {
                 let entry = slots[slot]
                 if entry < 0 { break }
-                if identities[entry] == identity {
+                if hashes[entry] == hash && keys[entry].isSameUIDTableKey(as: key) {
                     uids[entry] = uid
                     return
                 }
                 slot = (slot &+ 1) & mask
             }
-            slots[slot] = identities.count
-            identities.append(identity)
+            slots[slot] = keys.count
+            keys.append(key)
             uids.append(uid)
-            if identities.count &* 2 > mask { grow() }
+            hashes.append(hash)
+            if keys.count &* 2 > mask { grow() }
         }
     }
 
@@ -73,10 +89,24 @@ struct ArchiveUIDTable {
         let capacity = (mask &+ 1) &* 2
         slots = [Int](repeating: -1, count: capacity)
         mask = capacity &- 1
-        for (entry, identity) in identities.enumerated() {
-            var slot = slot(for: identity)
+        for (entry, hash) in hashes.enumerated() {
+            var slot = Int(truncatingIfNeeded: hash) & mask
             while slots[slot] >= 0 { slot = (slot &+ 1) & mask }
             slots[slot] = entry
         }
+    }
+}
+
+extension ArchiveUIDTable where Key == UInt64 {
+    /// The UID stored for an instance.
+    subscript(object object: ObjectIdentifier) -> Int? {
+        get { self[UInt64(UInt(bitPattern: object))] }
+        set { self[UInt64(UInt(bitPattern: object))] = newValue }
+    }
+
+    /// The UID stored for an integer.
+    subscript(integer integer: Int64) -> Int? {
+        get { self[UInt64(bitPattern: integer)] }
+        set { self[UInt64(bitPattern: integer)] = newValue }
     }
 }

@@ -6,32 +6,48 @@ protocol BinaryUniquingKey {
     func isSameKey(as other: Self) -> Bool
 }
 
-@inline(__always)
-func mixHash(_ value: UInt64, _ seed: UInt64) -> UInt64 {
-    // A multiply-xorshift finalizer (as in splitmix64): cheap and well spread.
-    var z = value &+ seed &+ 0x9E37_79B9_7F4A_7C15
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
+/// The seeded hash the writers share equal values with. Swift's `Hasher` (SipHash) costs
+/// hundreds of instructions per short key; with a random seed per table, a multiply-xorshift mix
+/// spreads keys as well for this purpose in a few. Public so that the layers above use the same
+/// one for their own tables.
+public enum PropertyListHash {
+    /// One 64-bit value: the splitmix64 finalizer over `value + seed`.
+    @inlinable @inline(__always)
+    public static func mix(_ value: UInt64, seed: UInt64) -> UInt64 {
+        var z = value &+ seed &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Raw bytes, eight at a time.
+    @inlinable
+    public static func bytes(_ raw: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+        var hash = seed ^ UInt64(raw.count)
+        var index = 0
+        while index &+ 8 <= raw.count {
+            hash = mix(hash ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self), seed: seed)
+            index &+= 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while index < raw.count {
+            tail |= UInt64(raw[index]) << shift
+            shift &+= 8
+            index &+= 1
+        }
+        return mix(hash ^ tail, seed: seed)
+    }
 }
 
-/// Hash of raw bytes, eight at a time.
+@inline(__always)
+func mixHash(_ value: UInt64, _ seed: UInt64) -> UInt64 {
+    PropertyListHash.mix(value, seed: seed)
+}
+
 @inline(__always)
 func hashBytes(_ raw: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
-    var hash = seed ^ UInt64(raw.count)
-    var index = 0
-    while index &+ 8 <= raw.count {
-        hash = mixHash(hash ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self), seed)
-        index &+= 8
-    }
-    var tail: UInt64 = 0
-    var shift: UInt64 = 0
-    while index < raw.count {
-        tail |= UInt64(raw[index]) << shift
-        shift &+= 8
-        index &+= 1
-    }
-    return mixHash(hash ^ tail, seed)
+    PropertyListHash.bytes(raw, seed: seed)
 }
 
 extension String: BinaryUniquingKey {
