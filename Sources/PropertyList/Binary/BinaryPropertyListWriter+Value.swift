@@ -25,12 +25,14 @@ extension BinaryPropertyListWriter {
                 throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
             }
             var total = 1 &+ elements.count
-            for element in elements {
-                switch element {
+            var index = 0
+            while index < elements.count {
+                switch elements[index] {
                 case .array, .set, .dictionary:
-                    total &+= try objectCountBound(element, depth: depth &+ 1, maximumDepth: maximumDepth) &- 1
+                    total &+= try objectCountBound(elements[index], depth: depth &+ 1, maximumDepth: maximumDepth) &- 1
                 default: break
                 }
+                index &+= 1
             }
             return total
         case .dictionary(let dictionary):
@@ -38,12 +40,15 @@ extension BinaryPropertyListWriter {
                 throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
             }
             var total = 1 &+ dictionary.count &* 2
-            for entry in dictionary.entries {
-                switch entry.value {
+            let entries = dictionary.entries
+            var index = 0
+            while index < entries.count {
+                switch entries[index].value {
                 case .array, .set, .dictionary:
-                    total &+= try objectCountBound(entry.value, depth: depth &+ 1, maximumDepth: maximumDepth) &- 1
+                    total &+= try objectCountBound(entries[index].value, depth: depth &+ 1, maximumDepth: maximumDepth) &- 1
                 default: break
                 }
+                index &+= 1
             }
             return total
         default:
@@ -255,17 +260,25 @@ public struct BinaryPropertyListBuilder: ~Copyable {
             var isSet = false
             if case .set = value { isSet = true }
             var slots = try beginArray(count: elements.count, depth: depth, isSet: isSet)
-            for element in elements {
-                append(try add(element, depth: depth &+ 1), to: &slots)
+            // Indexing, not `for … in`: the loop would copy (retain and release) each element.
+            var index = 0
+            while index < elements.count {
+                append(try add(elements[index], depth: depth &+ 1), to: &slots)
+                index &+= 1
             }
             return slots.number
         case .dictionary(let dictionary):
             var slots = try beginDictionary(count: dictionary.count, depth: depth)
-            for entry in dictionary.entries {
-                append(try addString(entry.key), to: &slots)
+            let entries = dictionary.entries
+            var index = 0
+            while index < entries.count {
+                append(try addString(entries[index].key), to: &slots)
+                index &+= 1
             }
-            for entry in dictionary.entries {
-                append(try add(entry.value, depth: depth &+ 1), to: &slots)
+            index = 0
+            while index < entries.count {
+                append(try add(entries[index].value, depth: depth &+ 1), to: &slots)
+                index &+= 1
             }
             return slots.number
         }
