@@ -28,6 +28,32 @@ import Testing
         }
     }
 
+    /// The value writer sizes references from an upper bound of the object count (every node
+    /// and key once) and narrows them when sharing brings the count under 256 or 65,536. The
+    /// object-table writer sizes them from the exact count: the bytes must agree, with containers
+    /// whose counts take the one-byte form, a following 1-, 2- or 4-byte integer, and sets.
+    @Test(arguments: [300, 70_000])
+    func referencesNarrowedWhenSharingCrossesAWidth(repeats: Int) throws {
+        let record: PropertyListValue = ["name": "same", "flag": true, "count": 7, "when": .date(PropertyListDate(secondsSinceReferenceDate: 5))]
+        let longDictionary = PropertyListValue.dictionary(PropertyListDictionary(entries: (0..<20).map {
+            PropertyListDictionary.Entry(key: "k\($0 % 5)\($0)", value: .string("v\($0 % 3)"))
+        }))
+        let values: [PropertyListValue] = [
+            .array(Array(repeating: .string("same"), count: repeats)),
+            .array(Array(repeating: record, count: repeats / 4)),
+            .array([.set(Array(repeating: .integer(1), count: 40)), longDictionary] + Array(repeating: .data([1, 2, 3]), count: repeats)),
+            ["outer": .array(Array(repeating: .array(Array(repeating: .real(.float64(0.5)), count: 16)), count: repeats / 16))],
+        ]
+        for (index, value) in values.enumerated() {
+            let direct = try BinaryPropertyListWriter().write(value)
+            let viaDocument = try BinaryPropertyListWriter().write(try BinaryPropertyListDocument(value: value))
+            // Compared first, so that a failure names the sizes rather than printing the bytes.
+            let same = direct == viaDocument
+            #expect(same, "value \(index), \(repeats) repeats: \(direct.count) against \(viaDocument.count) bytes")
+            #expect(try BinaryPropertyListReader.readValue(direct) == value, "value \(index)")
+        }
+    }
+
     /// Canonically equivalent strings are different plist strings: never merged, never equal.
     @Test func canonicallyEquivalentStringsStayDistinct() throws {
         let composed = "\u{E9}"

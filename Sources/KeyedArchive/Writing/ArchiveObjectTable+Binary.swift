@@ -11,13 +11,16 @@ extension ArchiveObjectTable {
         while true {
             var builder = BinaryPropertyListBuilder(referenceSize: referenceSize, objectBound: bound, writer: writer)
             try write(into: &builder, era: era)
+            let exact = BinaryPropertyListBuilder.referenceSize(forObjectCount: builder.objectCount)
+            // Not expected (the bound is an upper bound), but references must never be cut short.
+            if exact > referenceSize {
+                referenceSize = exact
+                continue
+            }
             // The bound counts every key and value once; sharing can bring the count under a
             // width boundary, and then Core Foundation's narrower references are written.
-            let exact = BinaryPropertyListBuilder.referenceSize(forObjectCount: builder.objectCount)
-            if exact == referenceSize {
-                return builder.finish(offsetSizeRule: writer.offsetSizeRule)
-            }
-            referenceSize = exact
+            builder.narrowReferences(to: exact)
+            return builder.finish(offsetSizeRule: writer.offsetSizeRule)
         }
     }
 

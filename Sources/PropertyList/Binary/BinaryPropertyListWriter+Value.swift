@@ -3,18 +3,26 @@ extension BinaryPropertyListWriter {
     /// flatten would, without building an object table first. A container's references are
     /// reserved when it is written and filled in as its children get their numbers, which is
     /// possible because the reference width depends only on the object count: it is taken from
-    /// an upper bound (the tree's size) and the pass is repeated in the rare case that sharing
-    /// brings the count under a width boundary.
+    /// an upper bound (the tree's size), and the references are narrowed afterwards in the case
+    /// that sharing brings the count under a width boundary.
     func writeValueTree(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
         let bound = try Self.objectCountBound(value, depth: 0, maximumDepth: maximumDepth)
-        var pass = BinaryPropertyListBuilder(referenceSize: Self.roundedByteCount(UInt64(bound)), objectBound: bound, writer: self)
-        _ = try pass.add(value, depth: 0)
-        let exactSize = Self.roundedByteCount(UInt64(pass.offsets.count))
-        if exactSize != pass.referenceSize {
-            pass = BinaryPropertyListBuilder(referenceSize: exactSize, objectBound: bound, writer: self)
+        var referenceSize = Self.roundedByteCount(UInt64(bound))
+        while true {
+            var pass = BinaryPropertyListBuilder(referenceSize: referenceSize, objectBound: bound, writer: self)
             _ = try pass.add(value, depth: 0)
+            let exact = Self.roundedByteCount(UInt64(pass.offsets.count))
+            // Not expected (the bound is an upper bound), but references must never be cut short.
+            if exact > referenceSize {
+                referenceSize = exact
+                continue
+            }
+            // The bound counts every node and key once; sharing usually brings the count lower,
+            // sometimes under a width boundary, and then Core Foundation's narrower references
+            // are written.
+            pass.narrowReferences(to: exact)
+            return pass.finish(offsetSizeRule: offsetSizeRule)
         }
-        return pass.finish(offsetSizeRule: offsetSizeRule)
     }
 
     /// Objects a tree can produce at most: every node once, plus each dictionary key.
@@ -66,8 +74,8 @@ extension BinaryPropertyListWriter {
 /// This is how ``BinaryPropertyListWriter`` writes a ``PropertyListValue`` (``add(_:depth:)``),
 /// and how a layer above writes its own structure without building a value tree first. The
 /// reference width is fixed up front: pass the width for an upper bound of the object count,
-/// and write again with ``referenceSize(forObjectCount:)`` of the final ``objectCount`` when
-/// the two differ.
+/// then ``narrowReferences(to:)`` with ``referenceSize(forObjectCount:)`` of the final
+/// ``objectCount`` before ``finish(offsetSizeRule:)``.
 public struct BinaryPropertyListBuilder: ~Copyable {
     /// The references of a container being written, filled in order: keys first for a dictionary.
     public struct ContainerSlots {
@@ -77,7 +85,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         fileprivate let end: Int
     }
 
-    public let referenceSize: Int
+    public private(set) var referenceSize: Int
     let maximumDepth: Int
     let maximumObjectCount: Int
     var sink: BinaryByteSink
@@ -282,6 +290,56 @@ public struct BinaryPropertyListBuilder: ~Copyable {
             }
             return slots.number
         }
+    }
+
+    /// Rewrites what was written with `newSize`-byte references, narrower than the ones it was
+    /// written with: for when the final object count turns out to need fewer bytes than the
+    /// bound the builder was started with. Only containers' reference lists change; every
+    /// object keeps its number. One pass over the bytes, instead of writing everything again.
+    public mutating func narrowReferences(to newSize: Int) {
+        let oldSize = referenceSize
+        guard newSize >= 1, newSize < oldSize else { return }
+        var narrowed = BinaryByteSink(capacity: sink.count)
+        narrowed.append(contentsOf: BinaryPropertyListFormat.magic)
+        let count = offsets.count
+        // Objects other than containers are copied as they are, a run of them at a time.
+        var runStart = BinaryPropertyListFormat.headerLength
+        var index = 0
+        while index < count {
+            let start = offsets[index]
+            let marker = sink.byte(at: start)
+            let kind = marker >> 4
+            guard kind == 0xA || kind == 0xC || kind == 0xD else {
+                offsets[index] = narrowed.count &+ (start &- runStart)
+                index &+= 1
+                continue
+            }
+            narrowed.append(from: sink, range: runStart..<max(runStart, start))
+            offsets[index] = narrowed.count
+            let end = index &+ 1 < count ? offsets[index &+ 1] : sink.count
+            // The count is in the marker, or in the integer object after it (marker 0x1n, 2^n bytes).
+            var elements = Int(marker & 0x0F)
+            var header = 1
+            if elements == 0x0F {
+                let width = 1 << Int(sink.byte(at: start &+ 1) & 0x03)
+                elements = Int(truncatingIfNeeded: sink.bigEndian(at: start &+ 2, width: width))
+                header = 2 &+ width
+            }
+            let references = kind == 0xD ? elements &* 2 : elements
+            narrowed.append(from: sink, range: start..<(start &+ header))
+            var position = start &+ header
+            var written = 0
+            while written < references && position &+ oldSize <= end {
+                narrowed.appendBigEndian(sink.bigEndian(at: position, width: oldSize), width: newSize)
+                position &+= oldSize
+                written &+= 1
+            }
+            runStart = end
+            index &+= 1
+        }
+        narrowed.append(from: sink, range: runStart..<max(runStart, sink.count))
+        sink = narrowed
+        referenceSize = newSize
     }
 
     /// Appends the offset table and trailer (the first object is the top) and returns the file.

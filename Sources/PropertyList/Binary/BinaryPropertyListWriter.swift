@@ -327,6 +327,40 @@ struct BinaryByteSink: ~Copyable {
         }
     }
 
+    /// The byte at `position` (0 past the end: only bytes already written are asked for).
+    @inline(__always)
+    func byte(at position: Int) -> UInt8 {
+        guard position >= 0, position < count else { return 0 }
+        return base.load(fromByteOffset: position, as: UInt8.self)
+    }
+
+    /// The `width`-byte big-endian number at `position`, within the bytes written.
+    @inline(__always)
+    func bigEndian(at position: Int, width: Int) -> UInt64 {
+        guard position >= 0, width >= 1, width <= 8, width <= count &- position else { return 0 }
+        switch width {
+        case 1: return UInt64(base.load(fromByteOffset: position, as: UInt8.self))
+        case 2: return UInt64(UInt16(bigEndian: base.loadUnaligned(fromByteOffset: position, as: UInt16.self)))
+        case 4: return UInt64(UInt32(bigEndian: base.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+        case 8: return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+        default:
+            var value: UInt64 = 0
+            var index = 0
+            while index < width {
+                value = value << 8 | UInt64(base.load(fromByteOffset: position &+ index, as: UInt8.self))
+                index &+= 1
+            }
+            return value
+        }
+    }
+
+    /// Appends bytes `range` of `other`.
+    @inline(__always)
+    mutating func append(from other: borrowing BinaryByteSink, range: Range<Int>) {
+        guard range.lowerBound >= 0, range.upperBound <= other.count, !range.isEmpty else { return }
+        append(contentsOf: UnsafeRawBufferPointer(start: other.base + range.lowerBound, count: range.count))
+    }
+
     /// The bytes written so far, as an array.
     func makeArray() -> [UInt8] {
         let length = count
