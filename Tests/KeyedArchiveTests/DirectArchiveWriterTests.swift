@@ -8,15 +8,15 @@ import Testing
 /// whose output the property-list tests check against Core Foundation's own writers: the two
 /// must agree byte for byte on every graph.
 @Suite struct DirectArchiveWriterTests {
-    /// SplitMix64, so that a failing graph can be made again from the seed in the message.
+    /// A counter through the writers' mix, so that a failing graph can be made again from the
+    /// seed in the message.
     struct Generator: RandomNumberGenerator {
-        var state: UInt64
+        let seed: UInt64
+        var counter: UInt64 = 0
+        init(state: UInt64) { seed = state }
         mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
+            counter &+= 1
+            return PropertyListHash.mix(counter, seed: seed)
         }
     }
 

@@ -68,36 +68,37 @@ public struct XMLPropertyListBuilder: ~Copyable {
 
     /// Opens a dictionary of `count` entries (an empty one is written whole: do not close it).
     public mutating func beginDictionary(count: Int, depth: Int) throws(PropertyListError) {
-        emitter.out.appendTabs(depth)
-        if count == 0 {
-            emitter.out.append("<dict/>\n")
-            return
-        }
-        guard depth < emitter.maximumDepth else { throw emitter.depthError() }
-        emitter.out.append("<dict>\n")
+        try open("<dict>\n", empty: "<dict/>\n", count: count, depth: depth)
     }
 
     /// Closes a dictionary opened at `depth` with at least one entry.
     public mutating func endDictionary(depth: Int) {
-        emitter.out.appendTabs(depth)
-        emitter.out.append("</dict>\n")
+        close("</dict>\n", depth: depth)
     }
 
     /// Opens an array of `count` elements (an empty one is written whole: do not close it).
     public mutating func beginArray(count: Int, depth: Int) throws(PropertyListError) {
-        emitter.out.appendTabs(depth)
-        if count == 0 {
-            emitter.out.append("<array/>\n")
-            return
-        }
-        guard depth < emitter.maximumDepth else { throw emitter.depthError() }
-        emitter.out.append("<array>\n")
+        try open("<array>\n", empty: "<array/>\n", count: count, depth: depth)
     }
 
     /// Closes an array opened at `depth` with at least one element.
     public mutating func endArray(depth: Int) {
+        close("</array>\n", depth: depth)
+    }
+
+    private mutating func open(_ tag: StaticString, empty: StaticString, count: Int, depth: Int) throws(PropertyListError) {
         emitter.out.appendTabs(depth)
-        emitter.out.append("</array>\n")
+        if count == 0 {
+            emitter.out.append(empty)
+            return
+        }
+        guard depth < emitter.maximumDepth else { throw emitter.depthError() }
+        emitter.out.append(tag)
+    }
+
+    private mutating func close(_ tag: StaticString, depth: Int) {
+        emitter.out.appendTabs(depth)
+        emitter.out.append(tag)
     }
 
     /// Writes a dictionary key; `depth` is the dictionary's depth plus one, as for its value.
