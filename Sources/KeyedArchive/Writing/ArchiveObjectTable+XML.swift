@@ -42,8 +42,9 @@ extension ArchiveObjectTable {
         try builder.beginArray(count: entries.count, depth: 1)
         guard !entries.isEmpty else { return }
         let cache = OrderCache()
-        // Per key list: the stored keys (`$class` included) and the positions to write them in.
-        var layouts = InstanceLayoutCache<(allKeys: [String], positions: [Int])>(classCount: entries.count)
+        // Per key list: the positions to write the stored keys in (`$class` included), and those
+        // keys rendered once.
+        var layouts = InstanceLayoutCache<(positions: [Int], keyLines: [XMLPropertyListBuilder.KeyLine])>(classCount: entries.count)
         for entry in entries {
             switch entry {
             case .null, .reserved: try builder.add(.string(ArchiveKeys.null), depth: 2)
@@ -53,18 +54,19 @@ extension ArchiveObjectTable {
             case .bool(let flag): try builder.add(.bool(flag), depth: 2)
             case .data(let bytes): try builder.add(.data(bytes), depth: 2)
             case .instance(let classUID, let keys, let values):
-                let layout: (allKeys: [String], positions: [Int])
+                let layout: (positions: [Int], keyLines: [XMLPropertyListBuilder.KeyLine])
                 if let known = layouts.layout(classUID: classUID, keys: keys) {
                     layout = known
                 } else {
                     let (allKeys, order) = Self.instanceKeyOrder(keys, classUID: classUID, cache: cache)
                     let storedKeys = order.map { allKeys[$0] }
-                    layout = (allKeys, XMLPropertyListBuilder.writingOrder(ofKeys: storedKeys).map { order[$0] })
+                    let positions = XMLPropertyListBuilder.writingOrder(ofKeys: storedKeys).map { order[$0] }
+                    layout = (positions, positions.map { XMLPropertyListBuilder.keyLine(allKeys[$0]) })
                     layouts.insert(layout, classUID: classUID, keys: keys)
                 }
                 try builder.beginDictionary(count: layout.positions.count, depth: 2)
-                for position in layout.positions {
-                    builder.addKey(layout.allKeys[position], depth: 3)
+                for (index, position) in layout.positions.enumerated() {
+                    builder.addKey(layout.keyLines[index], depth: 3)
                     if position == keys.count {
                         try builder.add(.uid(PropertyListUID(UInt64(classUID))), depth: 3)
                     } else {

@@ -101,6 +101,27 @@ public struct XMLPropertyListBuilder: ~Copyable {
         emitter.out.append(tag)
     }
 
+    /// A dictionary key rendered once (`<key>…</key>`, escaped), for keys written many times.
+    public struct KeyLine: Sendable {
+        fileprivate let bytes: [UInt8]
+    }
+
+    /// Renders `key` as ``addKey(_:depth:)-swift.method`` writes it.
+    public static func keyLine(_ key: String) -> KeyLine {
+        var emitter = XMLPropertyListEmitter(maximumDepth: 0, capacity: key.utf8.count &+ 16)
+        defer { emitter.out.deallocate() }
+        emitter.out.append("<key>")
+        emitter.appendEscaped(key)
+        emitter.out.append("</key>\n")
+        return KeyLine(bytes: emitter.out.makeArray())
+    }
+
+    /// Writes a key rendered by ``keyLine(_:)``.
+    public mutating func addKey(_ line: KeyLine, depth: Int) {
+        emitter.out.appendTabs(depth)
+        line.bytes.withUnsafeBufferPointer { emitter.out.append($0) }
+    }
+
     /// Writes a dictionary key; `depth` is the dictionary's depth plus one, as for its value.
     public mutating func addKey(_ key: String, depth: Int) {
         emitter.out.appendTabs(depth)
@@ -237,11 +258,12 @@ struct XMLOutputBuffer {
 }
 
 struct XMLPropertyListEmitter {
-    var out = XMLOutputBuffer(capacity: 1 << 16)
+    var out: XMLOutputBuffer
     let maximumDepth: Int
 
-    init(maximumDepth: Int) {
+    init(maximumDepth: Int, capacity: Int = 1 << 16) {
         self.maximumDepth = maximumDepth
+        out = XMLOutputBuffer(capacity: capacity)
     }
 
     mutating func write(_ value: PropertyListValue, depth: Int) throws(PropertyListError) {
