@@ -105,6 +105,7 @@ func runCase(_ name: String, pilotCount: Int, directory: String, runs: Int, budg
 /// Writes both sides' archives of the fleet (Foundation's through the identity variant: the
 /// same archive, made without the quadratic map) and prints object counts and sizes.
 func prepare(pilotCount: Int, directory: String) throws {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let ours = Fleet.make(pilots: pilotCount)
     var report: [String] = []
     for format in ["binary", "xml"] {
