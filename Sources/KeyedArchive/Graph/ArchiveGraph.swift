@@ -202,3 +202,17 @@ extension String {
         return compared ?? (utf8.count == other.utf8.count && utf8.elementsEqual(other.utf8))
     }
 }
+
+extension Array where Element == String {
+    /// Element-wise ``Swift/String/isExactlyEqualTo(_:)`` (key lists, class chains).
+    func isExactlyEqualTo(_ other: [String]) -> Bool {
+        guard count == other.count else { return false }
+        for index in indices {
+            let left = self[index], right = other[index]
+            // Equal bits are the same small string or the same storage: equal text.
+            if unsafeBitCast(left, to: (UInt64, UInt64).self) == unsafeBitCast(right, to: (UInt64, UInt64).self) { continue }
+            guard left.utf8.count == right.utf8.count, left.isExactlyEqualTo(right) else { return false }
+        }
+        return true
+    }
+}

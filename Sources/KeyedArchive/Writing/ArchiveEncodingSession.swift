@@ -220,7 +220,7 @@ final class ArchiveEncodingSession {
     func classUID(chain: [String]) -> Int {
         // The first few chains are found by comparing (a collection's chain comes with every
         // NSArray or NSDictionary), the others by hashing.
-        for recent in state.pointee.recentChains where Self.sameStrings(recent.chain, chain) { return recent.uid }
+        for recent in state.pointee.recentChains where recent.chain.isExactlyEqualTo(chain) { return recent.uid }
         let key = chain.map(ArchiveExactKey.init)
         if let known = state.pointee.classUIDs[key] { return known }
         let name = chain.first ?? "NSObject"
@@ -228,16 +228,6 @@ final class ArchiveEncodingSession {
         state.pointee.classUIDs[key] = Int(reference.uid.value)
         if state.pointee.recentChains.count < 8 { state.pointee.recentChains.append((chain, Int(reference.uid.value))) }
         return Int(reference.uid.value)
-    }
-
-
-    static func sameStrings(_ lhs: [String], _ rhs: [String]) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        for index in lhs.indices {
-            let left = lhs[index], right = rhs[index]
-            guard left.utf8.count == right.utf8.count, left.isExactlyEqualTo(right) else { return false }
-        }
-        return true
     }
 
     /// Encodes an object with a class: it takes its UID first, then its fields are written

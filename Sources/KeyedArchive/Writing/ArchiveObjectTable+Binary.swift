@@ -6,42 +6,37 @@ extension ArchiveObjectTable {
     /// that value tree first (which, with the writer's walk over it, was half of an encode).
     /// The objects are added in the order the tree writer visits the tree's nodes.
     func binaryPropertyList(era: ArchiveWritingOptions.Era, writer: BinaryPropertyListWriter = BinaryPropertyListWriter()) throws(PropertyListError) -> [UInt8] {
-        let bound = objectCountBound()
-        var referenceSize = BinaryPropertyListBuilder.referenceSize(forObjectCount: bound)
-        while true {
-            var builder = BinaryPropertyListBuilder(referenceSize: referenceSize, objectBound: bound, writer: writer)
+        let bound = try objectCountBound(writer: writer)
+        return try BinaryPropertyListBuilder.write(objectBound: bound, writer: writer) { (builder: inout BinaryPropertyListBuilder) throws(PropertyListError) in
             try write(into: &builder, era: era)
-            let exact = BinaryPropertyListBuilder.referenceSize(forObjectCount: builder.objectCount)
-            // Not expected (the bound is an upper bound), but references must never be cut short.
-            if exact > referenceSize {
-                referenceSize = exact
-                continue
-            }
-            // The bound counts every key and value once; sharing can bring the count under a
-            // width boundary, and then Core Foundation's narrower references are written.
-            builder.narrowReferences(to: exact)
-            return builder.finish(offsetSizeRule: writer.offsetSizeRule)
         }
     }
 
     /// At least the number of objects the tree writer produces: every node and every key once.
-    private func objectCountBound() -> Int {
+    private func objectCountBound(writer: BinaryPropertyListWriter) throws(PropertyListError) -> Int {
         // Saturating: a bound past the largest object count only widens the first attempt.
         func add(_ total: inout Int, _ extra: Int) {
             let (sum, overflow) = total.addingReportingOverflow(extra)
             total = overflow ? Int.max : sum
         }
+        // Inline values are nearly all scalars: one object each, without the call.
+        func bound(_ value: PropertyListValue, depth: Int) throws(PropertyListError) -> Int {
+            switch value {
+            case .array, .set, .dictionary: return try BinaryPropertyListBuilder.objectCountBound(of: value, depth: depth, writer: writer)
+            default: return 1
+            }
+        }
         // Root dictionary, its four keys, $version and $archiver, the $top dictionary and the
         // $objects array.
         var total = 1 + 4 + 2 + 1 + 1
         add(&total, topKeys.count)
-        for value in topValues { add(&total, Self.valueBound(value)) }
+        for value in topValues { add(&total, try bound(value, depth: 2)) }
         for entry in entries {
             switch entry {
             case .instance(_, let keys, let values):
                 // The dictionary, its keys, `$class` and its UID.
                 add(&total, 1 + (keys.count + 1) * 2 - values.count)
-                for value in values { add(&total, Self.valueBound(value)) }
+                for value in values { add(&total, try bound(value, depth: 3)) }
             case .classDescriptor(_, let classes):
                 // The dictionary, two keys, the name, the `$classes` array and its names.
                 add(&total, 5)
@@ -51,23 +46,6 @@ extension ArchiveObjectTable {
             }
         }
         return total
-    }
-
-    private static func valueBound(_ value: PropertyListValue) -> Int {
-        switch value {
-        case .array(let elements), .set(let elements):
-            return elements.reduce(1) { partial, element in
-                let (sum, overflow) = partial.addingReportingOverflow(valueBound(element))
-                return overflow ? Int.max : sum
-            }
-        case .dictionary(let dictionary):
-            return dictionary.entries.reduce(1) { partial, entry in
-                let (sum, overflow) = partial.addingReportingOverflow(valueBound(entry.value) &+ 1)
-                return overflow ? Int.max : sum
-            }
-        default:
-            return 1
-        }
     }
 
     /// Adds the archive in the tree writer's order: the root dictionary, its keys, then each

@@ -58,23 +58,12 @@ struct ArchiveObjectTable {
     /// Keys of an instance in storage order, `$class` included, as (key, value-or-class) positions:
     /// position `keys.count` stands for `$class`.
     static func instanceKeyOrder(_ keys: [String], classUID: Int, cache: OrderCache) -> (keys: [String], order: [Int]) {
-        if let last = cache.lastByClass[classUID], sameKeys(last.keys, keys) {
+        if let last = cache.lastByClass[classUID], last.keys.isExactlyEqualTo(keys) {
             return (last.allKeys, last.order)
         }
         let computed = instanceKeyOrder(keys, cache: cache)
         cache.lastByClass[classUID] = (keys, computed.keys, computed.order)
         return computed
-    }
-
-    static func sameKeys(_ lhs: [String], _ rhs: [String]) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        for index in lhs.indices {
-            let left = lhs[index], right = rhs[index]
-            // Equal bits are the same small string or the same storage: equal text.
-            if unsafeBitCast(left, to: (UInt64, UInt64).self) == unsafeBitCast(right, to: (UInt64, UInt64).self) { continue }
-            guard left.utf8.count == right.utf8.count, left.isExactlyEqualTo(right) else { return false }
-        }
-        return true
     }
 
     private static func instanceKeyOrder(_ keys: [String], cache: OrderCache) -> (keys: [String], order: [Int]) {
@@ -230,7 +219,7 @@ struct InstanceLayoutCache<Layout> {
         guard classUID >= 0, classUID < first.count else { return nil }
         var candidate = Int(first[classUID])
         while candidate >= 0 {
-            if ArchiveObjectTable.sameKeys(layouts[candidate].keys, keys) { return layouts[candidate].layout }
+            if layouts[candidate].keys.isExactlyEqualTo(keys) { return layouts[candidate].layout }
             candidate = Int(layouts[candidate].next)
         }
         return nil

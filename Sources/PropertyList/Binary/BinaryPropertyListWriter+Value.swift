@@ -7,21 +7,8 @@ extension BinaryPropertyListWriter {
     /// that sharing brings the count under a width boundary.
     func writeValueTree(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
         let bound = try Self.objectCountBound(value, depth: 0, maximumDepth: maximumDepth)
-        var referenceSize = Self.roundedByteCount(UInt64(bound))
-        while true {
-            var pass = BinaryPropertyListBuilder(referenceSize: referenceSize, objectBound: bound, writer: self)
-            _ = try pass.add(value, depth: 0)
-            let exact = Self.roundedByteCount(UInt64(pass.offsets.count))
-            // Not expected (the bound is an upper bound), but references must never be cut short.
-            if exact > referenceSize {
-                referenceSize = exact
-                continue
-            }
-            // The bound counts every node and key once; sharing usually brings the count lower,
-            // sometimes under a width boundary, and then Core Foundation's narrower references
-            // are written.
-            pass.narrowReferences(to: exact)
-            return pass.finish(offsetSizeRule: offsetSizeRule)
+        return try BinaryPropertyListBuilder.write(objectBound: bound, writer: self) { (builder: inout BinaryPropertyListBuilder) throws(PropertyListError) in
+            _ = try builder.add(value, depth: 0)
         }
     }
 
@@ -73,9 +60,8 @@ extension BinaryPropertyListWriter {
 ///
 /// This is how ``BinaryPropertyListWriter`` writes a ``PropertyListValue`` (``add(_:depth:)``),
 /// and how a layer above writes its own structure without building a value tree first. The
-/// reference width is fixed up front: pass the width for an upper bound of the object count,
-/// then ``narrowReferences(to:)`` with ``referenceSize(forObjectCount:)`` of the final
-/// ``objectCount`` before ``finish(offsetSizeRule:)``.
+/// reference width is fixed up front, from an upper bound of the object count:
+/// ``write(objectBound:writer:_:)`` takes care of it and of narrowing the references afterwards.
 public struct BinaryPropertyListBuilder: ~Copyable {
     /// The references of a container being written, filled in order: keys first for a dictionary.
     public struct ContainerSlots {
@@ -115,6 +101,35 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         sink = BinaryByteSink(capacity: bound &* 12 &+ 64)
         offsets.reserveCapacity(bound)
         sink.append(contentsOf: BinaryPropertyListFormat.magic)
+    }
+
+    /// Writes a whole file: `body` adds its objects, the top one first, to a builder whose
+    /// reference width comes from `objectBound`, an upper bound of the object count. Sharing
+    /// usually makes the count lower, sometimes under a width boundary: the references are then
+    /// narrowed to Core Foundation's width for the final count.
+    public static func write(objectBound: Int, writer: BinaryPropertyListWriter = BinaryPropertyListWriter(),
+                             _ body: (inout BinaryPropertyListBuilder) throws(PropertyListError) -> Void) throws(PropertyListError) -> [UInt8] {
+        var size = referenceSize(forObjectCount: objectBound)
+        while true {
+            var builder = BinaryPropertyListBuilder(referenceSize: size, objectBound: objectBound, writer: writer)
+            try body(&builder)
+            let exact = referenceSize(forObjectCount: builder.objectCount)
+            // Not expected of a true bound, but references must never be cut short.
+            if exact > size {
+                size = exact
+                continue
+            }
+            builder.narrowReferences(to: exact)
+            return builder.finish(offsetSizeRule: writer.offsetSizeRule)
+        }
+    }
+
+    /// The most objects `value` can become when added at nesting `depth`: every node and every
+    /// dictionary key once.
+    /// - Throws: ``PropertyListError/Code/depthLimitExceeded`` past the writer's depth limit.
+    public static func objectCountBound(of value: PropertyListValue, depth: Int,
+                                        writer: BinaryPropertyListWriter = BinaryPropertyListWriter()) throws(PropertyListError) -> Int {
+        try BinaryPropertyListWriter.objectCountBound(value, depth: depth, maximumDepth: writer.maximumDepth)
     }
 
     /// Core Foundation's reference width for a file of `count` objects: 1, 2, 4 or 8 bytes.
