@@ -69,6 +69,10 @@ func runCase(_ name: String, pilotCount: Int, directory: String, runs: Int, budg
     case ("ours", "decode"):
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: inputPath(directory, "ours", format))))
         operationBody = { _ = try ourDecode(bytes) }
+    case ("ours", "parse"):
+        // The first stage of a decode alone: the archive's bytes to the property-list value tree.
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: inputPath(directory, "ours", format))))
+        operationBody = { _ = try PropertyListCodec.decode(bytes) }
     case ("fplain", "encode"), ("fidentity", "encode"):
         FPilot.identityContainers = side == "fidentity"
         let graph = FPilot.make(pilots: pilotCount)
@@ -199,6 +203,8 @@ print("")
 struct Row { var size: Int; var format: String; var operation: String; var ours: Measurement; var plain: Measurement?; var identity: Measurement? }
 var rows: [Row] = []
 var builds: [Int: Measurement] = [:]
+/// The property-list stage of each decode, by size and format.
+var parses: [String: Measurement] = [:]
 var counts: [Int: (ours: Int, oursPilots: Int)] = [:]
 print("| objects | format | operation | ours | ours/object | ours peak | Foundation plain | Foundation identity | Foundation peak | speed-up |")
 print("|---|---|---|---|---|---|---|---|---|---|")
@@ -231,6 +237,9 @@ for size in sizes {
             }
             let second = try measure("ours-\(operation)-\(format)", pilots: count, directory: directory, runs: runs, budget: budget)
             let ours = best([first, second])
+            if operation == "decode" {
+                parses["\(size) \(format)"] = best(try (0..<2).map { _ in try measure("ours-parse-\(format)", pilots: count, directory: directory, runs: runs, budget: budget) })
+            }
             rows.append(Row(size: size, format: format, operation: operation, ours: ours, plain: plain, identity: identity))
             let perObject = String(format: "%.0f ns", ours.cpu / Double(objects) * 1e9)
             var theirsCells = ["–", "–", "–", "–"]
@@ -254,6 +263,14 @@ for row in rows where row.operation == "decode" {
     if let build = builds[row.size] {
         print("- \(row.size) objects, \(row.format): decode \(ms(row.ours.cpu)), build \(ms(build.cpu)): \(String(format: "%.2f×", row.ours.cpu / build.cpu))")
     }
+}
+print("")
+print("The property-list stage of our decode (bytes to the PropertyListValue tree, before any archive work), and the")
+print("time a decode may take for 50× (Foundation's decode / 50):")
+for row in rows where row.operation == "decode" {
+    guard let parse = parses["\(row.size) \(row.format)"] else { continue }
+    let budgetCell = row.plain.map { "; 50× budget \(ms($0.cpu / 50)), parse alone \(String(format: "%.0f %%", 100 * parse.cpu / ($0.cpu / 50))) of it" } ?? ""
+    print("- \(row.size) objects, \(row.format): parse \(ms(parse.cpu)) of decode \(ms(row.ours.cpu)) (\(String(format: "%.0f %%", 100 * parse.cpu / row.ours.cpu)))\(budgetCell)")
 }
 if let small = sizes.first, let large = sizes.last, small != large, let smallCount = counts[small], let largeCount = counts[large] {
     print("")
