@@ -157,7 +157,12 @@ func runCase(_ name: String, binaryPath: String, xmlPath: String, runs: Int, bud
     var value: PropertyListValue = false
     var foundationGraph: Any = 0
     var plan: [AssemblyStep] = []
-    if name == "ours-value-floor" { plan = assemblyPlan(try PropertyListCodec.decode(binary)) }
+    if name == "ours-value-floor" {
+        let tree = try PropertyListCodec.decode(binary)
+        plan = assemblyPlan(tree)
+        // The floor must build the very tree the read returns, or it measures something else.
+        guard assembled(plan) == tree else { throw CocoaError(.fileReadCorruptFile) }
+    }
     if name.hasSuffix("-write") {
         value = try PropertyListCodec.decode(binary)
         if name.hasPrefix("foundation-") { foundationGraph = foundationObject(value) }
