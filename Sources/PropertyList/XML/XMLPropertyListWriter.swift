@@ -62,7 +62,12 @@ public struct XMLPropertyListBuilder: ~Copyable {
     deinit { emitter.out.deallocate() }
 
     /// Writes a value and everything in it.
+    /// - Throws: ``PropertyListError/Code/depthLimitExceeded`` for a `depth` below 0 or above
+    ///   the writer's `maximumDepth` (where no open element can be), and what writing the value throws.
     public mutating func add(_ value: PropertyListValue, depth: Int) throws(PropertyListError) {
+        guard depth >= 0, depth <= emitter.maximumDepth else {
+            throw PropertyListError(.depthLimitExceeded, "a value at depth \(depth) cannot be written (0 to \(emitter.maximumDepth), the writer's maximumDepth)")
+        }
         try emitter.write(value, depth: depth)
     }
 
@@ -86,18 +91,26 @@ public struct XMLPropertyListBuilder: ~Copyable {
         close("</array>\n", depth: depth)
     }
 
+    /// Indentation for a closing tag or a key. These calls cannot throw, and no open element can
+    /// be deeper than the depth limit (opening one past it throws), so a larger `depth` from a
+    /// caller is held to the limit rather than allocating that many tabs.
+    private mutating func indent(_ depth: Int) {
+        emitter.out.appendTabs(min(depth, emitter.maximumDepth &+ 1))
+    }
+
     private mutating func open(_ tag: StaticString, empty: StaticString, count: Int, depth: Int) throws(PropertyListError) {
-        emitter.out.appendTabs(depth)
         if count == 0 {
+            indent(depth)
             emitter.out.append(empty)
             return
         }
         guard depth < emitter.maximumDepth else { throw emitter.depthError() }
+        indent(depth)
         emitter.out.append(tag)
     }
 
     private mutating func close(_ tag: StaticString, depth: Int) {
-        emitter.out.appendTabs(depth)
+        indent(depth)
         emitter.out.append(tag)
     }
 
@@ -118,13 +131,13 @@ public struct XMLPropertyListBuilder: ~Copyable {
 
     /// Writes a key rendered by ``keyLine(_:)``.
     public mutating func addKey(_ line: KeyLine, depth: Int) {
-        emitter.out.appendTabs(depth)
+        indent(depth)
         line.bytes.withUnsafeBufferPointer { emitter.out.append($0) }
     }
 
     /// Writes a dictionary key; `depth` is the dictionary's depth plus one, as for its value.
     public mutating func addKey(_ key: String, depth: Int) {
-        emitter.out.appendTabs(depth)
+        indent(depth)
         emitter.out.append("<key>")
         emitter.appendEscaped(key)
         emitter.out.append("</key>\n")
