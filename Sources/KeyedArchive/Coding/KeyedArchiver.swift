@@ -64,7 +64,7 @@ public final class KeyedArchiver {
         do {
             switch (format, session.options.sharing) {
             case (.binary, .appleInstances):
-                return try BinaryPropertyListWriter().write(table.appleDocument(era: era))
+                return try BinaryPropertyListWriter().write(try table.appleDocument(era: era))
             case (.binary, .byValue):
                 return try table.binaryPropertyList(era: era)
             case (.xml, _):

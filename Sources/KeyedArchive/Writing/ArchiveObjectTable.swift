@@ -132,8 +132,10 @@ struct ArchiveObjectTable {
 
     // MARK: Object table imitating Apple's instances
 
-    func appleDocument(era: ArchiveWritingOptions.Era) -> BinaryPropertyListDocument {
-        var builder = AppleInstanceBuilder()
+    /// - Throws: ``PropertyListError/Code/depthLimitExceeded`` for inline values nested past
+    ///   `maximumDepth` (an archive's objects sit three levels down: root, `$objects`, object).
+    func appleDocument(era: ArchiveWritingOptions.Era, maximumDepth: Int = BinaryPropertyListWriter().maximumDepth) throws(PropertyListError) -> BinaryPropertyListDocument {
+        var builder = AppleInstanceBuilder(maximumDepth: maximumDepth)
         let cache = OrderCache()
         let versionKey = builder.constant(ArchiveKeys.version)
         let archiverKey = builder.constant(ArchiveKeys.archiver)
@@ -148,8 +150,8 @@ struct ArchiveObjectTable {
             switch entry {
             case .null, .reserved: objectNumbers.append(builder.fresh(.string(ArchiveKeys.null)))
             case .string(let string): objectNumbers.append(builder.fresh(.string(string)))
-            case .integer(let integer): objectNumbers.append(builder.number(.integer(integer)))
-            case .real(let real): objectNumbers.append(builder.number(.real(real)))
+            case .integer(let integer): objectNumbers.append(try builder.number(.integer(integer)))
+            case .real(let real): objectNumbers.append(try builder.number(.real(real)))
             case .bool(let flag): objectNumbers.append(builder.bool(flag))
             case .data(let bytes): objectNumbers.append(builder.fresh(.data(bytes)))
             case .instance(let classUID, let keys, let values):
@@ -161,9 +163,9 @@ struct ArchiveObjectTable {
                 for position in order {
                     keyNumbers.append(builder.constant(allKeys[position]))
                     if position == keys.count {
-                        valueNumbers.append(builder.uid(classUID))
+                        valueNumbers.append(builder.uid(UInt64(classUID)))
                     } else {
-                        valueNumbers.append(builder.value(values[position]))
+                        valueNumbers.append(try builder.value(values[position], depth: 3))
                     }
                 }
                 objectNumbers.append(builder.fresh(.dictionary(keys: keyNumbers, values: valueNumbers)))
@@ -187,7 +189,7 @@ struct ArchiveObjectTable {
         var topValueNumbers: [Int] = []
         for position in cache.order(topKeys, sizing: .growth) {
             topKeyNumbers.append(builder.constant(topKeys[position]))
-            topValueNumbers.append(builder.value(topValues[position]))
+            topValueNumbers.append(try builder.value(topValues[position], depth: 2))
         }
         let topDictionary = builder.fresh(.dictionary(keys: topKeyNumbers, values: topValueNumbers))
         var rootKeys: [Int] = []
@@ -237,13 +239,19 @@ struct InstanceLayoutCache<Layout> {
 /// object per target, the two boolean singletons, small numbers once per value (tagged
 /// pointers), everything else a new instance.
 private struct AppleInstanceBuilder {
+    let maximumDepth: Int
     var objects: [BinaryPropertyListDocument.Object] = []
     private var constants: [ArchiveExactKey: Int] = [:]
     private var classNames: [ArchiveExactKey: Int] = [:]
-    private var uids: [Int: Int] = [:]
+    /// By the full 64-bit target: a hand-made field (`encodeRaw`) may hold any UID.
+    private var uids: [UInt64: Int] = [:]
     private var numbers: [PropertyListValue: Int] = [:]
     private var trueObject: Int?
     private var falseObject: Int?
+
+    init(maximumDepth: Int) {
+        self.maximumDepth = maximumDepth
+    }
 
     mutating func fresh(_ object: BinaryPropertyListDocument.Object) -> Int {
         objects.append(object)
@@ -283,9 +291,9 @@ private struct AppleInstanceBuilder {
         return number
     }
 
-    mutating func uid(_ target: Int) -> Int {
+    mutating func uid(_ target: UInt64) -> Int {
         if let known = uids[target] { return known }
-        let number = fresh(.uid(PropertyListUID(UInt64(target))))
+        let number = fresh(.uid(PropertyListUID(target)))
         uids[target] = number
         return number
     }
@@ -304,7 +312,7 @@ private struct AppleInstanceBuilder {
     }
 
     /// Numbers that fit a tagged pointer on a 64-bit Mac are one instance per value and type.
-    mutating func number(_ value: PropertyListValue) -> Int {
+    mutating func number(_ value: PropertyListValue) throws(PropertyListError) -> Int {
         let object: BinaryPropertyListDocument.Object
         var tagged = false
         switch value {
@@ -315,7 +323,7 @@ private struct AppleInstanceBuilder {
             object = .real(real)
             tagged = true
         default:
-            return self.value(value)
+            return try self.value(value, depth: 0)
         }
         guard tagged else { return fresh(object) }
         if let known = numbers[value] { return known }
@@ -324,25 +332,36 @@ private struct AppleInstanceBuilder {
         return number
     }
 
-    /// An inline field value.
-    mutating func value(_ value: PropertyListValue) -> Int {
+    /// An inline field value at nesting `depth`. A caller's raw value (`encodeRaw`) can nest
+    /// arbitrarily, so the depth is checked here, before the recursion could exhaust the stack.
+    mutating func value(_ value: PropertyListValue, depth: Int) throws(PropertyListError) -> Int {
         switch value {
-        case .uid(let uid): return self.uid(Int(uid.value))
+        case .uid(let uid): return self.uid(uid.value)
         case .bool(let flag): return bool(flag)
-        case .integer, .real: return number(value)
+        case .integer, .real: return try number(value)
         case .string(let string): return fresh(.string(string))
         case .data(let bytes): return fresh(.data(bytes))
         case .date(let date): return fresh(.date(date))
-        case .array(let elements):
-            let numbers = elements.map { self.value($0) }
+        case .array(let elements), .set(let elements):
+            try checkDepth(depth)
+            var numbers: [Int] = []
+            numbers.reserveCapacity(elements.count)
+            for element in elements { numbers.append(try self.value(element, depth: depth &+ 1)) }
+            if case .set = value { return fresh(.set(numbers)) }
             return fresh(.array(numbers))
-        case .set(let elements):
-            let numbers = elements.map { self.value($0) }
-            return fresh(.set(numbers))
         case .dictionary(let dictionary):
+            try checkDepth(depth)
             let keys = dictionary.entries.map { constant($0.key) }
-            let values = dictionary.entries.map { self.value($0.value) }
+            var values: [Int] = []
+            values.reserveCapacity(dictionary.count)
+            for entry in dictionary.entries { values.append(try self.value(entry.value, depth: depth &+ 1)) }
             return fresh(.dictionary(keys: keys, values: values))
+        }
+    }
+
+    private func checkDepth(_ depth: Int) throws(PropertyListError) {
+        guard depth < maximumDepth else {
+            throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
         }
     }
 }

@@ -98,7 +98,8 @@ struct BinaryPropertyListParser {
         guard declaredCount >= 1 else {
             throw fail(.invalidTrailer, "object count is 0", at: trailerStart + 8)
         }
-        guard declaredCount <= UInt64(options.maximumObjectCount) else {
+        // A negative limit (a caller's option) admits nothing rather than trapping in the conversion.
+        guard declaredCount <= UInt64(clamping: options.maximumObjectCount) else {
             throw fail(.sizeLimitExceeded, "object count \(declaredCount) exceeds the limit of \(options.maximumObjectCount)", at: trailerStart + 8)
         }
         objectCount = Int(declaredCount)

@@ -65,8 +65,8 @@ public struct XMLPropertyListBuilder: ~Copyable {
     /// - Throws: ``PropertyListError/Code/depthLimitExceeded`` for a `depth` below 0 or above
     ///   the writer's `maximumDepth` (where no open element can be), and what writing the value throws.
     public mutating func add(_ value: PropertyListValue, depth: Int) throws(PropertyListError) {
-        guard depth >= 0, depth <= emitter.maximumDepth else {
-            throw PropertyListError(.depthLimitExceeded, "a value at depth \(depth) cannot be written (0 to \(emitter.maximumDepth), the writer's maximumDepth)")
+        guard depth >= 0, depth <= depthLimit else {
+            throw PropertyListError(.depthLimitExceeded, "a value at depth \(depth) cannot be written (0 to \(depthLimit), the writer's maximumDepth, at most \(Self.depthCeiling))")
         }
         try emitter.write(value, depth: depth)
     }
@@ -95,8 +95,14 @@ public struct XMLPropertyListBuilder: ~Copyable {
     /// be deeper than the depth limit (opening one past it throws), so a larger `depth` from a
     /// caller is held to the limit rather than allocating that many tabs.
     private mutating func indent(_ depth: Int) {
-        emitter.out.appendTabs(min(depth, emitter.maximumDepth &+ 1))
+        emitter.out.appendTabs(min(depth, depthLimit &+ 1))
     }
+
+    /// Depths are the caller's numbers and each costs a tab per line, so even a writer whose
+    /// `maximumDepth` was raised without bound indents no deeper than this.
+    static let depthCeiling = 1 << 16
+
+    private var depthLimit: Int { min(emitter.maximumDepth, Self.depthCeiling) }
 
     private mutating func open(_ tag: StaticString, empty: StaticString, count: Int, depth: Int) throws(PropertyListError) {
         if count == 0 {
@@ -104,7 +110,7 @@ public struct XMLPropertyListBuilder: ~Copyable {
             emitter.out.append(empty)
             return
         }
-        guard depth < emitter.maximumDepth else { throw emitter.depthError() }
+        guard depth < depthLimit else { throw emitter.depthError() }
         indent(depth)
         emitter.out.append(tag)
     }

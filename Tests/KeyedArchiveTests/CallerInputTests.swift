@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import KeyedArchive
+import PropertyList
+
+/// Values and options that come from the caller, not from a file: hand-made fields (raw values,
+/// generic objects) and reading limits. Whatever they hold, archiving and reading end in bytes
+/// or a thrown error, never in a trap or a stack overflow.
+@Suite struct CallerInputTests {
+    private static func nested(_ depth: Int) -> PropertyListValue {
+        var value: PropertyListValue = "bottom"
+        for _ in 0..<depth { value = .array([value]) }
+        return value
+    }
+
+    private static func archive(field: PropertyListValue, topLevel: Bool, options: ArchiveWritingOptions, format: ArchiveFormat = .binary) throws(ArchiveError) -> [UInt8] {
+        let archiver = KeyedArchiver(registry: ArchiveRegistry(), options: options)
+        if topLevel {
+            try archiver.topLevelEncoder.encodeRaw(field, forStoredKey: "raw")
+        } else {
+            try archiver.encode(ArchiveGenericObject(classes: ["Holder", "NSObject"], fields: [(key: "raw", value: .inline(field))]))
+        }
+        return try archiver.finish(format: format)
+    }
+
+    /// A UID above `Int.max` in a hand-made field: written as given in every mode (it then
+    /// fails validation when read, as a reference out of range).
+    @Test(arguments: [false, true])
+    func uidsAboveIntMaxAreWrittenInEveryMode(topLevel: Bool) throws {
+        let field = PropertyListValue.uid(PropertyListUID(UInt64.max))
+        for options in [ArchiveWritingOptions.appleFaithful, .default] {
+            let bytes = try Self.archive(field: field, topLevel: topLevel, options: options)
+            let plist = try PropertyListCodec.decode(bytes)
+            let written: PropertyListValue?
+            if topLevel {
+                written = plist["$top"]?["raw"]
+            } else {
+                written = plist["$objects"]?[1]?["raw"]
+            }
+            #expect(written == field, "topLevel \(topLevel), sharing \(options.sharing)")
+            #expect(throws: ArchiveError.self) { _ = try ArchiveGraph(bytes: bytes) }
+        }
+    }
+
+    /// Raw values nested past the writer's depth limit throw in every mode and format; the
+    /// Apple-faithful table used to recurse without a limit and overflow the stack.
+    @Test(arguments: [false, true])
+    func deeplyNestedRawValuesThrow(topLevel: Bool) throws {
+        let deep = Self.nested(20_000)
+        for (options, format) in [(ArchiveWritingOptions.appleFaithful, ArchiveFormat.binary), (.default, .binary), (.default, .xml)] {
+            #expect(throws: ArchiveError.self, "topLevel \(topLevel), sharing \(options.sharing), \(format)") {
+                _ = try Self.archive(field: deep, topLevel: topLevel, options: options, format: format)
+            }
+        }
+        // Within the limit, the Apple-faithful mode writes what the by-value mode writes.
+        let shallow = Self.nested(100)
+        let faithful = try PropertyListCodec.decode(try Self.archive(field: shallow, topLevel: topLevel, options: .appleFaithful))
+        let byValue = try PropertyListCodec.decode(try Self.archive(field: shallow, topLevel: topLevel, options: .default))
+        #expect(faithful == byValue)
+    }
+
+    @Test func negativeObjectCountLimitRefusesInsteadOfTrapping() throws {
+        let bytes = try BinaryPropertyListWriter().write(["a": 1])
+        var options = PropertyListReadingOptions()
+        options.maximumObjectCount = -1
+        #expect(throws: PropertyListError.self) { _ = try BinaryPropertyListReader.readValue(bytes, options: options) }
+        #expect(throws: PropertyListError.self) { _ = try BinaryPropertyListReader.read(bytes, options: options) }
+        var archiveOptions = ArchiveReadingOptions()
+        archiveOptions.propertyList.maximumObjectCount = -1
+        let archive = try Self.archive(field: 1, topLevel: true, options: .default)
+        #expect(throws: ArchiveError.self) { _ = try ArchiveGraph(bytes: archive, options: archiveOptions) }
+    }
+
+    @Test func xmlBuilderHoldsDepthsEvenWithoutAWriterLimit() throws {
+        var writer = XMLPropertyListWriter()
+        writer.maximumDepth = Int.max
+        var builder = XMLPropertyListBuilder(writer: writer)
+        #expect(throws: PropertyListError.self) { try builder.add(true, depth: 1 << 28) }
+        #expect(throws: PropertyListError.self) { try builder.add(.uid(PropertyListUID(1)), depth: Int.max) }
+        builder.endArray(depth: Int.max)
+        let bytes = builder.finish()
+        #expect(bytes.count < 100_000)
+    }
+}
