@@ -165,14 +165,13 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         slots.next &+= referenceSize
     }
 
-    /// The bytes of `references` references, or an error for a count no file can hold: the
-    /// count comes from the caller, and a negative or absurd one must not reach the byte sink.
-    private func referenceSpan(_ references: Int, entries count: Int, of kind: String) throws(PropertyListError) -> Int {
-        let (span, overflow) = references.multipliedReportingOverflow(by: referenceSize)
-        guard count >= 0, count <= maximumObjectCount, references >= 0, !overflow else {
+    /// Refuses a container count no file can hold: the count comes from the caller, and a
+    /// negative or absurd one must not reach the byte sink.
+    private func checkCount(_ count: Int, referencesPerEntry: Int, of kind: String) throws(PropertyListError) {
+        guard count >= 0, count <= maximumObjectCount,
+              !count.multipliedReportingOverflow(by: referencesPerEntry &* referenceSize).overflow else {
             throw PropertyListError(.invalidLength, "\(kind) of \(count) entries cannot be written (0 to \(maximumObjectCount), the writer's maximumObjectCount)")
         }
-        return span
     }
 
     /// Starts an array (or a set) of `count` elements at nesting `depth` (the top object is at 0).
@@ -182,7 +181,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         guard depth < maximumDepth else {
             throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
         }
-        _ = try referenceSpan(count, entries: count, of: isSet ? "a set" : "an array")
+        try checkCount(count, referencesPerEntry: 1, of: isSet ? "a set" : "an array")
         let number = try begin()
         sink.appendMarker(isSet ? 0xC0 : 0xA0, count: count)
         let start = reserveReferences(count)
@@ -196,7 +195,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         guard depth < maximumDepth else {
             throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
         }
-        _ = try referenceSpan(count.multipliedReportingOverflow(by: 2).overflow ? -1 : count &* 2, entries: count, of: "a dictionary")
+        try checkCount(count, referencesPerEntry: 2, of: "a dictionary")
         let number = try begin()
         sink.appendMarker(0xD0, count: count)
         let start = reserveReferences(count &* 2)
