@@ -4,7 +4,7 @@ import PropertyList
 /// the decoded instances (so that shared objects decode once), budgets, the key path, and the
 /// back-references waiting for the graph to be complete.
 final class ArchiveDecodingSession {
-    let graph: ArchiveGraph
+    let store: ArchiveObjectStore
     let registry: ArchiveRegistry
     let options: ArchiveReadingOptions
 
@@ -63,11 +63,11 @@ final class ArchiveDecodingSession {
     private static let classLookupNone: Int32 = -1
     private let state: UnsafeMutablePointer<State>
 
-    init(graph: ArchiveGraph, registry: ArchiveRegistry, options: ArchiveReadingOptions) {
-        self.graph = graph
+    init(store: ArchiveObjectStore, registry: ArchiveRegistry, options: ArchiveReadingOptions) {
+        self.store = store
         self.registry = registry
         self.options = options
-        let count = graph.objects.count
+        let count = store.count
         state = .allocate(capacity: 1)
         state.initialize(to: State(objectStates: [ObjectState](repeating: .untouched, count: count),
                                    modelSlots: [Int32](repeating: Self.noSlot, count: count),
@@ -149,15 +149,15 @@ final class ArchiveDecodingSession {
     /// reads with) takes the first value where its XML reader takes the last. An archive that
     /// means one thing to a validating service and another to the app it forwards to is a
     /// parser-differential hole, so typed decoding takes neither (Docs/Security.md).
-    func checkKeysAreUnique(_ fields: PropertyListDictionary, uid: Int?) throws(ArchiveError) {
+    func checkKeysAreUnique(_ fields: ArchiveFields, uid: Int?) throws(ArchiveError) {
         guard let (storedKey, occurrences) = fields.firstDuplicateKey() else { return }
         throw ArchiveGraph.duplicateKeyError(storedKey: storedKey, occurrences: occurrences, in: keyPath, uid: uid.map { PropertyListUID(UInt64($0)) })
     }
 
     // MARK: Objects
 
-    func object(_ uid: Int) -> ArchiveGraph.Object {
-        graph.objects[uid]
+    func object(_ uid: Int) -> ArchiveObjectView {
+        store.object(uid)
     }
 
     /// The `$objects` index of a reference, checked: a reference can be built by hand and passed
@@ -167,8 +167,8 @@ final class ArchiveDecodingSession {
     /// counted: however an archive shares its objects, decoding it takes at most
     /// `maximumVisitCount` steps.
     func index(_ uid: PropertyListUID) throws(ArchiveError) -> Int {
-        guard uid.value < UInt64(graph.objects.count) else {
-            throw error(.invalidReference, "refers to object \(uid.value), but $objects has \(graph.objects.count) entries")
+        guard uid.value < UInt64(store.count) else {
+            throw error(.invalidReference, "refers to object \(uid.value), but $objects has \(store.count) entries")
         }
         state.pointee.visitCount += 1
         guard state.pointee.visitCount <= options.maximumVisitCount else {
@@ -193,34 +193,29 @@ final class ArchiveDecodingSession {
 
     /// A short description of what a UID holds, for "expected …, found …" messages.
     func describe(_ uid: Int) -> String {
-        switch graph.objects[uid] {
-        case .instance:
-            return "an object of class \(graph.className(of: PropertyListUID(UInt64(uid))) ?? "?")"
-        default:
-            return ArchiveGraph.describeKind(graph.objects[uid])
-        }
+        store.describe(uid)
     }
 
     /// The instance at `uid` if its archived class is one of the Foundation class `kind`'s
     /// admitted names; nil if `uid` holds a plain value (the caller decides about those).
-    func foundationInstance(_ uid: Int, kind: FoundationClass, requested: String) throws(ArchiveError) -> ArchiveGraph.Instance? {
-        guard case .instance(let instance) = graph.objects[uid] else { return nil }
-        guard case .classDescriptor(let descriptor) = graph.objects[Int(instance.classUID.value)] else {
+    func foundationInstance(_ uid: Int, kind: FoundationClass, requested: String) throws(ArchiveError) -> ArchiveInstanceView? {
+        guard case .instance = store.object(uid) else { return nil }
+        guard let (instance, descriptor) = store.instance(uid) else {
             throw error(.invalidClassReference, "$class does not refer to a class dictionary", uid: uid)
         }
-        let classUID = Int(instance.classUID.value)
+        let classUID = instance.classUID
         if let found = foundationClass(classUID: classUID, name: descriptor.name) {
             guard found == kind else {
                 let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
                 throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is a Foundation \(found.rawValue), not admitted for \(requested) (accepted: \(accepted))",
                                    keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes)
             }
-            try checkKeysAreUnique(instance.storage, uid: uid)
+            try checkKeysAreUnique(instance.fields, uid: uid)
             return instance
         }
         // A model class name is never re-read as a Foundation class through its chain.
         if registeredEntry(classUID: classUID, name: descriptor.name) == nil, registry.fallbackFoundationClass(chain: descriptor.classes, kind: kind) != nil {
-            try checkKeysAreUnique(instance.storage, uid: uid)
+            try checkKeysAreUnique(instance.fields, uid: uid)
             return instance
         }
         let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
@@ -241,15 +236,14 @@ final class ArchiveDecodingSession {
         }
         guard let family = family(forRequested: T.self) else {
             throw ArchiveError(.typeNotRegistered, "\(T.self) is not registered in the archive registry, so nothing is admitted for it",
-                               keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: graph.classDescriptor(of: PropertyListUID(UInt64(uid)))?.classes ?? [],
+                               keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: store.classDescriptor(of: uid)?.classes ?? [],
                                remedy: "registry.register(\(T.self).self) before decoding it (or registerFamily for a protocol)")
         }
-        guard case .instance(let instance) = graph.objects[uid],
-              case .classDescriptor(let descriptor) = graph.objects[Int(instance.classUID.value)] else {
+        guard let (instance, descriptor) = store.instance(uid) else {
             throw error(.typeMismatch, "expected an object of class \(registry.entries[family.entry].className), found \(describe(uid))", uid: uid)
         }
         let entry: Int
-        let classUID = Int(instance.classUID.value)
+        let classUID = instance.classUID
         if let registered = registeredEntry(classUID: classUID, name: descriptor.name) {
             let familyKey = Self.packed(family)
             guard (familyKey >= 0 && state.pointee.admittedFamilies[classUID] == familyKey) || registry.admits(registered, family: family) else {
@@ -286,10 +280,10 @@ final class ArchiveDecodingSession {
         guard state.pointee.depth < options.maximumDepth else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth)", uid: uid)
         }
-        try checkKeysAreUnique(instance.storage, uid: uid)
+        try checkKeysAreUnique(instance.fields, uid: uid)
         state.pointee.objectStates[uid] = .inProgress
         state.pointee.depth += 1
-        let decoder = KeyedArchiveDecoder(session: self, uid: uid, fields: instance.storage, classChain: descriptor.classes)
+        let decoder = KeyedArchiveDecoder(session: self, uid: uid, fields: instance.fields, classChain: descriptor.classes)
         let value: Any
         do {
             value = try make(decoder)

@@ -108,7 +108,7 @@ extension Date: ArchiveObjectCodable {
         guard let instance = try session.foundationInstance(uid, kind: .date, requested: "Date") else {
             throw session.error(.typeMismatch, "expected a date, found \(session.describe(uid))", uid: uid)
         }
-        let fields = KeyedArchiveDecoder(session: session, uid: uid, fields: instance.storage, classChain: [])
+        let fields = KeyedArchiveDecoder(session: session, uid: uid, fields: instance.fields, classChain: [])
         return try session.decodeContainer(Date.self, uid: uid, count: 0) { () throws(ArchiveError) in
             Date(timeIntervalSinceReferenceDate: try fields.decode(Double.self, forKey: "NS.time"))
         }
@@ -133,7 +133,7 @@ extension URL: ArchiveObjectCodable {
         guard let instance = try session.foundationInstance(uid, kind: .url, requested: "URL") else {
             throw session.error(.typeMismatch, "expected a URL, found \(session.describe(uid))", uid: uid)
         }
-        let fields = KeyedArchiveDecoder(session: session, uid: uid, fields: instance.storage, classChain: [])
+        let fields = KeyedArchiveDecoder(session: session, uid: uid, fields: instance.fields, classChain: [])
         // Through decodeContainer: a chain of NS.base references is depth-limited and a URL
         // that is its own base is a cycle error.
         return try session.decodeContainer(URL.self, uid: uid, count: 0) { () throws(ArchiveError) in
@@ -165,7 +165,7 @@ extension UUID: ArchiveObjectCodable {
         guard let instance = try session.foundationInstance(uid, kind: .uuid, requested: "UUID") else {
             throw session.error(.typeMismatch, "expected a UUID, found \(session.describe(uid))", uid: uid)
         }
-        let fields = KeyedArchiveDecoder(session: session, uid: uid, fields: instance.storage, classChain: [])
+        let fields = KeyedArchiveDecoder(session: session, uid: uid, fields: instance.fields, classChain: [])
         // decodeBytes names the key in its own errors.
         let bytes = try fields.decodeBytes(forKey: "NS.uuidbytes")
         guard bytes.count == 16 else {
@@ -200,7 +200,7 @@ public struct ArchiveNull: ArchiveObjectCodable, Hashable, Sendable {
 
 enum ArchiveArrayDecoding {
     /// The references in `NS.objects` of an `NSArray`/`NSSet`-shaped instance.
-    static func elementReferences(_ instance: ArchiveGraph.Instance, key: String, uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> [ArchiveReference] {
+    static func elementReferences(_ instance: ArchiveInstanceView, key: String, uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> [ArchiveReference] {
         guard let value = instance.value(forStoredKey: key) else {
             throw session.error(.valueNotFound, "the collection has no \(key)", uid: uid)
         }

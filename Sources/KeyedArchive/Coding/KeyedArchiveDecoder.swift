@@ -11,11 +11,11 @@ public struct KeyedArchiveDecoder {
     let session: ArchiveDecodingSession
     /// UID of the object (-1 for `$top`).
     let objectUID: Int
-    let fields: PropertyListDictionary
+    let fields: ArchiveFields
     /// The archived `$classes` of the object (empty for `$top`).
     public let classChain: [String]
 
-    init(session: ArchiveDecodingSession, uid: Int, fields: PropertyListDictionary, classChain: [String]) {
+    init(session: ArchiveDecodingSession, uid: Int, fields: ArchiveFields, classChain: [String]) {
         self.session = session
         self.objectUID = uid
         self.fields = fields
@@ -38,7 +38,7 @@ public struct KeyedArchiveDecoder {
 
     /// The object's user keys in file order (reserved keys such as `$class` and `$0` excluded).
     public var allKeys: [String] {
-        fields.entries.compactMap { ArchiveKeys.unescape($0.key) }
+        fields.storedKeys.compactMap { ArchiveKeys.unescape($0) }
     }
 
     /// The stored property-list value under a key exactly as the file spells it (`$class`,

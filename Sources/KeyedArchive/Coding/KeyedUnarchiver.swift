@@ -12,20 +12,52 @@ import PropertyList
 /// is ever returned. Not meant to be shared between tasks; create one per decode (the registry
 /// and the graph are `Sendable` and can be shared).
 public final class KeyedUnarchiver {
-    /// The validated generic view of the archive.
-    public let graph: ArchiveGraph
     let session: ArchiveDecodingSession
-    private let topFields: PropertyListDictionary
+    private let topFields: ArchiveFields
+    /// How the generic view is had: built already, or built from the bytes on first use.
+    private enum GraphSource {
+        case built(ArchiveGraph)
+        case bytes([UInt8], ArchiveReadingOptions)
+    }
+    private var graphSource: GraphSource
+
+    /// The validated generic view of the archive.
+    ///
+    /// A binary archive is decoded straight from its bytes, so its graph is built only when
+    /// asked for. The bytes were validated as strictly as building the graph validates them;
+    /// the error is there only so that a disagreement between the two would surface as one.
+    public var graph: ArchiveGraph {
+        get throws(ArchiveError) {
+            switch graphSource {
+            case .built(let graph):
+                return graph
+            case .bytes(let bytes, let options):
+                let graph = try ArchiveGraph(bytes: bytes, options: options)
+                graphSource = .built(graph)
+                return graph
+            }
+        }
+    }
 
     /// - Throws: ``ArchiveError`` if the bytes are not a valid keyed archive.
-    public convenience init(bytes: [UInt8], registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
-        self.init(graph: try ArchiveGraph(bytes: bytes, options: options), registry: registry, options: options)
+    public init(bytes: [UInt8], registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
+        if let table = BinaryArchiveTable.read(bytes, options: options) {
+            session = ArchiveDecodingSession(store: .binary(table), registry: registry, options: options)
+            topFields = ArchiveFields(table.top)
+            graphSource = .bytes(bytes, options)
+        } else {
+            // XML, an unusual binary shape, or a faulty file: the graph path reads it or names the fault.
+            let graph = try ArchiveGraph(bytes: bytes, options: options)
+            session = ArchiveDecodingSession(store: .graph(graph), registry: registry, options: options)
+            topFields = ArchiveFields(graph.topFields)
+            graphSource = .built(graph)
+        }
     }
 
     public init(graph: ArchiveGraph, registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) {
-        self.graph = graph
-        session = ArchiveDecodingSession(graph: graph, registry: registry, options: options)
-        topFields = graph.topFields
+        session = ArchiveDecodingSession(store: .graph(graph), registry: registry, options: options)
+        topFields = ArchiveFields(graph.topFields)
+        graphSource = .built(graph)
     }
 
     /// The decoder of `$top` itself (top-level keys are its fields).

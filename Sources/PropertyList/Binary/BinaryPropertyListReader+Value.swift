@@ -273,11 +273,11 @@ extension BinaryPropertyListParser {
 }
 
 /// Big-endian loads of the widths bplist00 uses, on bounds the caller has checked.
-enum BinaryBigEndian {
+package enum BinaryBigEndian {
     /// Loads a `width`-byte (1...8) big-endian unsigned number; widths of 8 bytes with the top
     /// bit set come back negative, which every caller's range check then rejects.
     @inline(__always)
-    static func load(_ bytes: UnsafeRawBufferPointer, at position: Int, width: Int) -> Int {
+    package static func load(_ bytes: UnsafeRawBufferPointer, at position: Int, width: Int) -> Int {
         switch width {
         case 1: return Int(bytes[position])
         case 2: return Int(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt16.self)))

@@ -29,26 +29,26 @@ public enum BinaryPropertyListReader {
     }
 }
 
-enum BinaryPropertyListFormat {
-    static let magic: [UInt8] = Array("bplist00".utf8)
-    static let headerLength = 8
+package enum BinaryPropertyListFormat {
+    package static let magic: [UInt8] = Array("bplist00".utf8)
+    package static let headerLength = 8
     static let trailerLength = 32
 }
 
-struct BinaryPropertyListParser {
+package struct BinaryPropertyListParser {
     let bytes: UnsafeRawBufferPointer
     let options: PropertyListReadingOptions
-    var objectRefSize = 0
-    var objectCount = 0
+    package var objectRefSize = 0
+    package var objectCount = 0
     /// Payload bytes (string and data contents, container references) of every object decoded
     /// so far. Objects Core Foundation writes never overlap, so this can never exceed the file
     /// size; an offset table that points many objects at the same bytes ("aliasing") would
     /// otherwise turn a small file into an enormous decoded one.
     var decodedPayloadBytes = 0
-    var offsetTableStart = 0
+    package var offsetTableStart = 0
     var offsetIntSize = 1
 
-    init(bytes: UnsafeRawBufferPointer, options: PropertyListReadingOptions) {
+    package init(bytes: UnsafeRawBufferPointer, options: PropertyListReadingOptions) {
         self.bytes = bytes
         self.options = options
     }
@@ -71,7 +71,7 @@ struct BinaryPropertyListParser {
     }
 
     /// Validates header, trailer and offset-table bounds; returns the offset size and top object.
-    mutating func parseTrailer() throws(PropertyListError) -> (offsetIntSize: Int, topObject: Int) {
+    package mutating func parseTrailer() throws(PropertyListError) -> (offsetIntSize: Int, topObject: Int) {
         let length = bytes.count
         guard length >= BinaryPropertyListFormat.headerLength else {
             throw fail(.truncated, "file is \(length) bytes, shorter than the 8-byte bplist00 header", at: 0)
@@ -319,10 +319,10 @@ struct BinaryPropertyListParser {
     }
 }
 
-enum BinaryText {
+package enum BinaryText {
     /// Word-at-a-time scan: strings are the bulk of an archive, so this is on the hot path.
     @inline(__always)
-    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var accumulated: UInt64 = 0
         var index = 0
         let count = bytes.count
@@ -341,7 +341,7 @@ enum BinaryText {
     /// without replacing it (and a lossless reader must not silently replace characters).
     /// Transcoded into a scratch buffer (on the stack for short strings), four ASCII units at a
     /// time where it can, then copied into an exactly sized string.
-    static func stringFromUTF16BigEndian(_ bytes: UnsafeRawBufferPointer) -> String? {
+    package static func stringFromUTF16BigEndian(_ bytes: UnsafeRawBufferPointer) -> String? {
         let unitCount = bytes.count / 2
         guard unitCount > 0 else { return "" }
         // Worst case 3 UTF-8 bytes per UTF-16 unit (a surrogate pair is 4 bytes for 2 units).

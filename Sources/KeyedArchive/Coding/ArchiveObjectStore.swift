@@ -1,0 +1,172 @@
+import PropertyList
+
+/// Where typed decoding reads `$objects` from: a validated ``ArchiveGraph``, or a binary archive
+/// read in place (``BinaryArchiveTable``), which skips building the value tree and the graph.
+/// Both answer the same questions with the same values, so decoding does not depend on which.
+enum ArchiveObjectStore {
+    case graph(ArchiveGraph)
+    case binary(BinaryArchiveTable)
+
+    var count: Int {
+        switch self {
+        case .graph(let graph): return graph.objects.count
+        case .binary(let table): return table.count
+        }
+    }
+
+    /// The entry at a UID already checked to be in range.
+    func object(_ uid: Int) -> ArchiveObjectView {
+        switch self {
+        case .graph(let graph):
+            switch graph.objects[uid] {
+            case .null: return .null
+            case .string(let string): return .string(string)
+            case .integer(let integer): return .integer(integer)
+            case .real(let real): return .real(real)
+            case .bool(let flag): return .bool(flag)
+            case .data(let bytes): return .data(bytes)
+            case .date(let date): return .date(date)
+            case .instance(let instance):
+                return .instance(ArchiveInstanceView(classUID: Int(truncatingIfNeeded: instance.classUID.value), fields: ArchiveFields(instance.storage)))
+            case .classDescriptor(let descriptor): return .classDescriptor(descriptor)
+            case .other(let value): return .other(value)
+            }
+        case .binary(let table):
+            let entry = table.entries[uid]
+            switch entry.kind {
+            case .null: return .null
+            case .instance:
+                return .instance(ArchiveInstanceView(classUID: Int(entry.link), fields: ArchiveFields(table: table, dictionary: Int(entry.object))))
+            case .classDescriptor: return .classDescriptor(table.descriptors[Int(entry.link)])
+            case .string, .integer, .real, .bool, .data, .date:
+                switch table.value(ofObject: Int(entry.object)) {
+                case .string(let string): return .string(string)
+                case .integer(let integer): return .integer(integer)
+                case .real(let real): return .real(real)
+                case .bool(let flag): return .bool(flag)
+                case .data(let bytes): return .data(bytes)
+                case .date(let date): return .date(date)
+                case let value: return .other(value)
+                }
+            }
+        }
+    }
+
+    /// The instance at `uid` with its class dictionary; nil for anything else.
+    func instance(_ uid: Int) -> (instance: ArchiveInstanceView, descriptor: ArchiveGraph.ClassDescriptor)? {
+        switch self {
+        case .graph(let graph):
+            guard case .instance(let instance) = graph.objects[uid],
+                  case .classDescriptor(let descriptor) = graph.objects[Int(truncatingIfNeeded: instance.classUID.value)] else { return nil }
+            return (ArchiveInstanceView(classUID: Int(truncatingIfNeeded: instance.classUID.value), fields: ArchiveFields(instance.storage)), descriptor)
+        case .binary(let table):
+            let entry = table.entries[uid]
+            guard entry.kind == .instance else { return nil }
+            let classEntry = table.entries[Int(entry.link)]
+            guard classEntry.kind == .classDescriptor else { return nil }
+            return (ArchiveInstanceView(classUID: Int(entry.link), fields: ArchiveFields(table: table, dictionary: Int(entry.object))),
+                    table.descriptors[Int(classEntry.link)])
+        }
+    }
+
+    /// The class dictionary of the instance at `uid`.
+    func classDescriptor(of uid: Int) -> ArchiveGraph.ClassDescriptor? {
+        instance(uid)?.descriptor
+    }
+
+    /// "an object of class X", "a string", …: for "expected …, found …" messages.
+    func describe(_ uid: Int) -> String {
+        switch object(uid) {
+        case .null: return "$null"
+        case .string: return "a string"
+        case .integer: return "an integer"
+        case .real: return "a real"
+        case .bool: return "a boolean"
+        case .data: return "data"
+        case .date: return "a date"
+        case .instance: return "an object of class \(classDescriptor(of: uid)?.name ?? "?")"
+        case .classDescriptor: return "a class dictionary"
+        case .other(let value): return "a plain \(value.kindName)"
+        }
+    }
+}
+
+/// One `$objects` entry as typed decoding sees it.
+enum ArchiveObjectView {
+    case null
+    case string(String)
+    case integer(PropertyListInteger)
+    case real(PropertyListReal)
+    case bool(Bool)
+    case data([UInt8])
+    case date(PropertyListDate)
+    case instance(ArchiveInstanceView)
+    case classDescriptor(ArchiveGraph.ClassDescriptor)
+    case other(PropertyListValue)
+}
+
+/// An object with a class: the UID of its class dictionary and its stored fields.
+struct ArchiveInstanceView {
+    let classUID: Int
+    let fields: ArchiveFields
+
+    func value(forStoredKey storedKey: String) -> PropertyListValue? {
+        fields[storedKey]
+    }
+}
+
+/// The stored fields of one object (or of `$top`), keys as the file spells them.
+struct ArchiveFields {
+    private enum Storage {
+        case tree(PropertyListDictionary)
+        case binary(BinaryArchiveTable, dictionary: Int)
+    }
+    private let storage: Storage
+
+    init(_ dictionary: PropertyListDictionary) {
+        storage = .tree(dictionary)
+    }
+
+    init(table: BinaryArchiveTable, dictionary: Int) {
+        storage = .binary(table, dictionary: dictionary)
+    }
+
+    /// The value under a stored key (the last one, should the key repeat).
+    subscript(storedKey: String) -> PropertyListValue? {
+        switch storage {
+        case .tree(let dictionary): return dictionary[storedKey]
+        case .binary(let table, let dictionary): return table.field(storedKey, inDictionary: dictionary)
+        }
+    }
+
+    /// The stored keys in file order.
+    var storedKeys: [String] {
+        switch storage {
+        case .tree(let dictionary): return dictionary.keys
+        case .binary(let table, let dictionary): return table.pairs(ofDictionary: dictionary).map { table.string(ofObject: $0.key) }
+        }
+    }
+
+    /// The fields as a dictionary, in file order.
+    var dictionary: PropertyListDictionary {
+        switch storage {
+        case .tree(let dictionary): return dictionary
+        case .binary(let table, let dictionary):
+            return PropertyListDictionary(entries: table.pairs(ofDictionary: dictionary).map {
+                PropertyListDictionary.Entry(key: table.string(ofObject: $0.key), value: table.value(ofObject: $0.value))
+            })
+        }
+    }
+
+    /// The first key stored more than once and how often, as
+    /// ``PropertyListDictionary/firstDuplicateKey()`` reports it.
+    func firstDuplicateKey() -> (key: String, occurrences: Int)? {
+        switch storage {
+        case .tree(let dictionary):
+            return dictionary.firstDuplicateKey()
+        case .binary:
+            // The binary table admits only objects whose keys are all distinct.
+            return nil
+        }
+    }
+}

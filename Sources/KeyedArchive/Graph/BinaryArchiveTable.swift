@@ -1,0 +1,238 @@
+import PropertyList
+
+/// A binary keyed archive read in place, for typed decoding without the value tree.
+///
+/// The usual path reads bytes → ``PropertyListValue`` tree → ``ArchiveGraph`` → typed decoding,
+/// and the first two stages alone cost more than a fast decode may take. This table validates
+/// the file once, straight from its object table, and then answers typed decoding's questions
+/// (what is object *n*, what does this object hold under this key) by reading the bytes.
+///
+/// Soundness rule: ``read(_:options:)`` accepts a file only if the usual path would accept it
+/// and build the same objects. It therefore accepts only the shapes NSKeyedArchiver writes
+/// (a four-key root, flat object dictionaries whose fields are scalars, references or arrays of
+/// them, class dictionaries) and checks every limit the usual path checks. Anything else —
+/// including every faulty file — returns nil, and the caller takes the usual path, which gives
+/// the canonical error. The two paths are compared in `DirectBinaryDecodingTests` and by the
+/// `typed` fuzz target.
+final class BinaryArchiveTable: Sendable {
+    enum Kind: UInt8 {
+        case null, string, integer, real, bool, data, date, instance, classDescriptor
+    }
+
+    /// One `$objects` entry: the binary object it is, what it holds, and for an instance the
+    /// UID of its class dictionary (for a class dictionary, its position in `descriptors`).
+    struct Entry {
+        var object: UInt32
+        var kind: Kind
+        var link: Int32
+    }
+
+    let bytes: [UInt8]
+    let referenceSize: Int
+    let objectOffsets: [UInt32]
+    let entries: [Entry]
+    let descriptors: [ArchiveGraph.ClassDescriptor]
+    /// `$top`, materialized (a few entries).
+    let top: PropertyListDictionary
+
+    private init(bytes: [UInt8], referenceSize: Int, objectOffsets: [UInt32], entries: [Entry],
+                 descriptors: [ArchiveGraph.ClassDescriptor], top: PropertyListDictionary) {
+        self.bytes = bytes
+        self.referenceSize = referenceSize
+        self.objectOffsets = objectOffsets
+        self.entries = entries
+        self.descriptors = descriptors
+        self.top = top
+    }
+
+    var count: Int { entries.count }
+
+    /// The validated table, or nil when the file is faulty or has a shape this reader leaves to
+    /// the usual path.
+    static func read(_ bytes: [UInt8], options: ArchiveReadingOptions) -> BinaryArchiveTable? {
+        bytes.withUnsafeBytes { raw -> BinaryArchiveTable? in
+            var validator = BinaryArchiveValidator(raw: raw, options: options)
+            guard let result = validator.validate() else { return nil }
+            return BinaryArchiveTable(bytes: bytes, referenceSize: result.referenceSize, objectOffsets: result.offsets,
+                                      entries: result.entries, descriptors: result.descriptors, top: result.top)
+        }
+    }
+
+    // MARK: Reading validated objects
+
+    /// The value of a validated binary object that is a scalar or an array of scalars.
+    func value(ofObject object: Int) -> PropertyListValue {
+        bytes.withUnsafeBytes { raw in Self.value(raw, offsets: objectOffsets, referenceSize: referenceSize, object: object) }
+    }
+
+    /// The field stored under `storedKey` in the validated dictionary `object` (the last one
+    /// with that key, as ``PropertyListDictionary`` looks keys up).
+    func field(_ storedKey: String, inDictionary object: Int) -> PropertyListValue? {
+        if let found = storedKey.utf8.withContiguousStorageIfAvailable({ field($0, inDictionary: object) }) {
+            return found
+        }
+        var copy = storedKey
+        return copy.withUTF8 { field($0, inDictionary: object) }
+    }
+
+    private func field(_ key: UnsafeBufferPointer<UInt8>, inDictionary object: Int) -> PropertyListValue? {
+        bytes.withUnsafeBytes { raw -> PropertyListValue? in
+            objectOffsets.withUnsafeBufferPointer { offsets -> PropertyListValue? in
+                let header = Self.header(raw, at: Int(offsets[object]))
+                let size = referenceSize
+                var position = header.payload &+ (header.count &- 1) &* size
+                var remaining = header.count
+                while remaining > 0 {
+                    let keyObject = BinaryBigEndian.load(raw, at: position, width: size)
+                    if Self.stringObject(raw, at: Int(offsets[keyObject]), equals: key) {
+                        let valueObject = BinaryBigEndian.load(raw, at: position &+ header.count &* size, width: size)
+                        return Self.value(raw, offsets: objectOffsets, referenceSize: size, object: valueObject)
+                    }
+                    position &-= size
+                    remaining &-= 1
+                }
+                return nil
+            }
+        }
+    }
+
+    /// The key and value objects of a validated dictionary, in file order.
+    func pairs(ofDictionary object: Int) -> [(key: Int, value: Int)] {
+        bytes.withUnsafeBytes { raw in
+            let header = Self.header(raw, at: Int(objectOffsets[object]))
+            var result: [(key: Int, value: Int)] = []
+            result.reserveCapacity(header.count)
+            for index in 0..<header.count {
+                let position = header.payload &+ index &* referenceSize
+                result.append((BinaryBigEndian.load(raw, at: position, width: referenceSize),
+                               BinaryBigEndian.load(raw, at: position &+ header.count &* referenceSize, width: referenceSize)))
+            }
+            return result
+        }
+    }
+
+    /// The string a validated key object holds.
+    func string(ofObject object: Int) -> String {
+        if case .string(let string) = value(ofObject: object) { return string }
+        return ""
+    }
+
+    /// Whether two validated string objects hold the same text (by Unicode scalars).
+    func stringObjects(_ first: Int, _ second: Int) -> Bool {
+        if first == second { return true }
+        return bytes.withUnsafeBytes { raw in
+            let left = Self.header(raw, at: Int(objectOffsets[first]))
+            let right = Self.header(raw, at: Int(objectOffsets[second]))
+            if left.marker >> 4 == 0x5, right.marker >> 4 == 0x5 {
+                guard left.count == right.count else { return false }
+                return memcmpEqual(raw, left.payload, right.payload, left.count)
+            }
+            return string(ofObject: first).isExactlyEqualTo(string(ofObject: second))
+        }
+    }
+
+    // MARK: Byte-level helpers (on validated objects)
+
+    struct Header {
+        var marker: UInt8
+        var count: Int
+        var payload: Int
+    }
+
+    /// Marker, count and payload start of a validated object (count 0 for fixed-size objects).
+    @inline(__always)
+    static func header(_ raw: UnsafeRawBufferPointer, at offset: Int) -> Header {
+        let marker = raw[offset]
+        let nibble = Int(marker & 0x0F)
+        if nibble != 0x0F { return Header(marker: marker, count: nibble, payload: offset &+ 1) }
+        let width = 1 &<< Int(raw[offset &+ 1] & 0x0F)
+        return Header(marker: marker, count: BinaryBigEndian.load(raw, at: offset &+ 2, width: width), payload: offset &+ 2 &+ width)
+    }
+
+    @inline(__always)
+    static func stringObject(_ raw: UnsafeRawBufferPointer, at offset: Int, equals key: UnsafeBufferPointer<UInt8>) -> Bool {
+        let marker = raw[offset]
+        if marker >> 4 == 0x5, marker & 0x0F != 0x0F {
+            // The common short ASCII key, its length in the marker.
+            guard Int(marker & 0x0F) == key.count else { return false }
+            var index = 0
+            while index < key.count {
+                if raw[offset &+ 1 &+ index] != key[index] { return false }
+                index &+= 1
+            }
+            return true
+        }
+        let header = header(raw, at: offset)
+        if header.marker >> 4 == 0x5 {
+            guard header.count == key.count else { return false }
+            var index = 0
+            while index < header.count {
+                if raw[header.payload &+ index] != key[index] { return false }
+                index &+= 1
+            }
+            return true
+        }
+        // A UTF-16 key: rare (Apple's writer stores ASCII keys as ASCII).
+        guard let text = BinaryText.stringFromUTF16BigEndian(UnsafeRawBufferPointer(rebasing: raw[header.payload..<(header.payload &+ header.count &* 2)])) else {
+            return false
+        }
+        var copy = text
+        return copy.withUTF8 { $0.elementsEqual(key) }
+    }
+
+    static func value(_ raw: UnsafeRawBufferPointer, offsets: [UInt32], referenceSize: Int, object: Int) -> PropertyListValue {
+        let offset = Int(offsets[object])
+        let marker = raw[offset]
+        switch marker >> 4 {
+        case 0x0: return .bool(marker == 0x09)
+        case 0x1:
+            let width = 1 &<< Int(marker & 0x0F)
+            if width == 8 {
+                return .integer(PropertyListInteger(Int64(bitPattern: UInt64(truncatingIfNeeded: BinaryBigEndian.load(raw, at: offset &+ 1, width: 8)))))
+            }
+            return .integer(PropertyListInteger(Int64(BinaryBigEndian.load(raw, at: offset &+ 1, width: width))))
+        case 0x2:
+            if marker == 0x22 {
+                return .real(.float32(Float(bitPattern: UInt32(truncatingIfNeeded: BinaryBigEndian.load(raw, at: offset &+ 1, width: 4)))))
+            }
+            return .real(.float64(Double(bitPattern: UInt64(truncatingIfNeeded: BinaryBigEndian.load(raw, at: offset &+ 1, width: 8)))))
+        case 0x3:
+            return .date(PropertyListDate(secondsSinceReferenceDate: Double(bitPattern: UInt64(truncatingIfNeeded: BinaryBigEndian.load(raw, at: offset &+ 1, width: 8)))))
+        case 0x4:
+            let header = header(raw, at: offset)
+            return .data(Array(UnsafeRawBufferPointer(rebasing: raw[header.payload..<(header.payload &+ header.count)])))
+        case 0x5:
+            let header = header(raw, at: offset)
+            return .string(String(decoding: UnsafeRawBufferPointer(rebasing: raw[header.payload..<(header.payload &+ header.count)]), as: UTF8.self))
+        case 0x6:
+            let header = header(raw, at: offset)
+            return .string(BinaryText.stringFromUTF16BigEndian(UnsafeRawBufferPointer(rebasing: raw[header.payload..<(header.payload &+ header.count &* 2)])) ?? "")
+        case 0x8:
+            let width = Int(marker & 0x0F) &+ 1
+            return .uid(PropertyListUID(UInt64(truncatingIfNeeded: BinaryBigEndian.load(raw, at: offset &+ 1, width: width))))
+        case 0xA:
+            let header = header(raw, at: offset)
+            var elements: [PropertyListValue] = []
+            elements.reserveCapacity(header.count)
+            var position = header.payload
+            for _ in 0..<header.count {
+                elements.append(value(raw, offsets: offsets, referenceSize: referenceSize, object: BinaryBigEndian.load(raw, at: position, width: referenceSize)))
+                position &+= referenceSize
+            }
+            return .array(elements)
+        default:
+            // Validation admits no other object where a value is read.
+            return .bool(false)
+        }
+    }
+}
+
+@inline(__always)
+private func memcmpEqual(_ raw: UnsafeRawBufferPointer, _ first: Int, _ second: Int, _ count: Int) -> Bool {
+    var index = 0
+    while index < count {
+        if raw[first &+ index] != raw[second &+ index] { return false }
+        index &+= 1
+    }
+    return true
+}

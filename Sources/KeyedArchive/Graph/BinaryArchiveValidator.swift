@@ -1,0 +1,486 @@
+import PropertyList
+
+/// The checks of ``BinaryArchiveTable/read(_:options:)``: every check the property-list reader
+/// and ``ArchiveGraph`` make on a keyed archive, made on the binary object table in one pass,
+/// for the shapes NSKeyedArchiver writes. Every `return nil` means "leave this file to the
+/// usual path", which either reads it (an unusual but valid shape) or names its fault.
+struct BinaryArchiveValidator {
+    struct Result {
+        var referenceSize: Int
+        var offsets: [UInt32]
+        var entries: [BinaryArchiveTable.Entry]
+        var descriptors: [ArchiveGraph.ClassDescriptor]
+        var top: PropertyListDictionary
+    }
+
+    private let raw: UnsafeRawBufferPointer
+    private let options: ArchiveReadingOptions
+    private var referenceSize = 1
+    private var objectCount = 0
+    private var tableStart = 0
+    private var offsets: [UInt32] = []
+    /// Binary objects whose payload has been counted (the usual reader counts each once).
+    private var counted: [Bool] = []
+    private var payloadTotal = 0
+    /// Values the file expands to as a tree (a shared object counts once per reference).
+    private var expandedTotal = 0
+    /// The number of `$objects` entries, once known: the bound for every UID.
+    private var uidLimit: UInt64 = 0
+    /// Each binary object's scalar check, done once: 0 not yet, `notScalar`, or the kind's raw
+    /// value + 1, with `tooLong` set for a string or data over `maximumValueByteCount`.
+    private var scalarMemo: [UInt8] = []
+    private static let notScalar: UInt8 = 0x3F
+    private static let tooLong: UInt8 = 0x40
+    /// Each key object's role, found once: 0 not yet, then one of `KeyRole` + 1.
+    private var keyMemo: [UInt8] = []
+    /// Each key object's text as a small integer (equal texts, equal numbers), for the
+    /// duplicate-key check; -1 not yet.
+    private var keyIdentity: [Int32] = []
+    private var keyTexts: [[UInt8]: Int32] = [:]
+
+    private enum KeyRole: UInt8 {
+        case invalid, plain, classKey, className, classes, classHints
+    }
+
+    init(raw: UnsafeRawBufferPointer, options: ArchiveReadingOptions) {
+        self.raw = raw
+        self.options = options
+    }
+
+    private struct Header {
+        var marker: UInt8
+        var count: Int
+        var payload: Int
+    }
+
+    mutating func validate() -> Result? {
+        var parser = BinaryPropertyListParser(bytes: raw, options: options.propertyList)
+        guard raw.count <= Int(UInt32.max), let (offsetSize, topObject) = try? parser.parseTrailer() else { return nil }
+        referenceSize = parser.objectRefSize
+        objectCount = parser.objectCount
+        tableStart = parser.offsetTableStart
+        // Root → $objects → object → array of references: four levels.
+        guard options.propertyList.maximumDepth > 3 else { return nil }
+        offsets = [UInt32](repeating: 0, count: objectCount)
+        var entryPosition = tableStart
+        for index in 0..<objectCount {
+            let offset = BinaryBigEndian.load(raw, at: entryPosition, width: offsetSize)
+            guard offset >= BinaryPropertyListFormat.headerLength, offset < tableStart else { return nil }
+            offsets[index] = UInt32(truncatingIfNeeded: offset)
+            entryPosition &+= offsetSize
+        }
+        counted = [Bool](repeating: false, count: objectCount)
+        scalarMemo = [UInt8](repeating: 0, count: objectCount)
+        keyMemo = [UInt8](repeating: 0, count: objectCount)
+        keyIdentity = [Int32](repeating: -1, count: objectCount)
+
+        // The root: exactly the four header keys.
+        guard let root = container(topObject, marker: 0xD) else { return nil }
+        guard root.count == 4 else { return nil }
+        var archiverObject = -1, versionObject = -1, objectsObject = -1, topDictionaryObject = -1
+        for index in 0..<4 {
+            guard let key = keyObject(of: root, at: index) else { return nil }
+            let value = reference(at: root.payload &+ (4 &+ index) &* referenceSize)
+            guard value < objectCount else { return nil }
+            if stringEquals(key, ArchiveKeys.archiver), archiverObject < 0 { archiverObject = value }
+            else if stringEquals(key, ArchiveKeys.version), versionObject < 0 { versionObject = value }
+            else if stringEquals(key, ArchiveKeys.objects), objectsObject < 0 { objectsObject = value }
+            else if stringEquals(key, ArchiveKeys.top), topDictionaryObject < 0 { topDictionaryObject = value }
+            else { return nil }
+        }
+        // The root, its four keys, and the two scalar values.
+        expandedTotal = 1 &+ 4 &+ 2
+        guard scalar(archiverObject) != nil, stringEquals(archiverObject, ArchiveKeys.archiverName) else { return nil }
+        guard scalar(versionObject) == .integer,
+              case .integer(let version) = BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: versionObject),
+              version.int64Value == ArchiveKeys.formatVersion else { return nil }
+
+        // $objects.
+        guard let objects = container(objectsObject, marker: 0xA) else { return nil }
+        guard objects.count >= 1, objects.count <= options.maximumObjectCount else { return nil }
+        uidLimit = UInt64(objects.count)
+        expandedTotal &+= 1
+        var entries: [BinaryArchiveTable.Entry] = []
+        entries.reserveCapacity(objects.count)
+        var descriptors: [ArchiveGraph.ClassDescriptor] = []
+        // The entry each binary object was first classified as, so that a shared one is checked once.
+        var firstEntry = [Int32](repeating: -1, count: objectCount)
+        for index in 0..<objects.count {
+            let object = reference(at: objects.payload &+ index &* referenceSize)
+            guard object < objectCount else { return nil }
+            if index == 0 {
+                guard scalar(object) == .string, stringEquals(object, ArchiveKeys.null) else { return nil }
+                entries.append(.init(object: UInt32(truncatingIfNeeded: object), kind: .null, link: 0))
+                expandedTotal &+= 1
+                continue
+            }
+            let known = Int(firstEntry[object])
+            if known >= 0 {
+                let entry = entries[known]
+                expandedTotal &+= expandedSize(entry)
+                entries.append(entry)
+                continue
+            }
+            guard let entry = classify(object, descriptors: &descriptors) else { return nil }
+            if let position = Int32(exactly: entries.count) { firstEntry[object] = position }
+            expandedTotal &+= expandedSize(entry)
+            entries.append(entry)
+        }
+        for entry in entries where entry.kind == .instance {
+            guard entry.link >= 0, Int(entry.link) < entries.count, entries[Int(entry.link)].kind == .classDescriptor else { return nil }
+        }
+
+        // $top: references or plain scalars.
+        guard let topDictionary = container(topDictionaryObject, marker: 0xD) else { return nil }
+        expandedTotal &+= 1 &+ topDictionary.count
+        var topEntries: [PropertyListDictionary.Entry] = []
+        topEntries.reserveCapacity(topDictionary.count)
+        for index in 0..<topDictionary.count {
+            guard let key = keyObject(of: topDictionary, at: index) else { return nil }
+            let value = reference(at: topDictionary.payload &+ (topDictionary.count &+ index) &* referenceSize)
+            guard value < objectCount, checkFieldScalar(value) else { return nil }
+            expandedTotal &+= 1
+            let keyString: String
+            guard case .string(let text) = BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: key) else { return nil }
+            keyString = text
+            topEntries.append(.init(key: keyString, value: BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: value)))
+        }
+        guard expandedTotal <= options.propertyList.maximumExpandedValueCount, payloadTotal <= raw.count else { return nil }
+        return Result(referenceSize: referenceSize, offsets: offsets, entries: entries, descriptors: descriptors,
+                      top: PropertyListDictionary(entries: topEntries))
+    }
+
+    /// What an entry adds to the tree size: itself, plus keys and values for a dictionary.
+    private func expandedSize(_ entry: BinaryArchiveTable.Entry) -> Int {
+        guard entry.kind == .instance || entry.kind == .classDescriptor else { return 1 }
+        return expandedOfDictionary(Int(entry.object))
+    }
+
+    private func expandedOfDictionary(_ object: Int) -> Int {
+        let header = header(at: Int(offsets[object]))
+        var total = 1 &+ header.count
+        for index in 0..<header.count {
+            let value = reference(at: header.payload &+ (header.count &+ index) &* referenceSize)
+            let valueHeader = self.header(at: Int(offsets[value]))
+            total &+= valueHeader.marker >> 4 == 0xA ? 1 &+ valueHeader.count : 1
+        }
+        return total
+    }
+
+    // MARK: Objects
+
+    /// Classifies one `$objects` entry seen for the first time.
+    private mutating func classify(_ object: Int, descriptors: inout [ArchiveGraph.ClassDescriptor]) -> BinaryArchiveTable.Entry? {
+        let offset = Int(offsets[object])
+        let compact = UInt32(truncatingIfNeeded: object)
+        if raw[offset] >> 4 != 0xD {
+            guard let kind = scalar(object), kind != .null, !isTooLong(object) else { return nil }
+            return .init(object: compact, kind: kind, link: 0)
+        }
+        guard let dictionary = container(object, marker: 0xD) else { return nil }
+        var classValue = -1, classOccurrences = 0
+        var nameValue = -1, nameOccurrences = 0, chainValue = -1, chainOccurrences = 0, hintsValue = -1, hintsOccurrences = 0
+        for index in 0..<dictionary.count {
+            let key = reference(at: dictionary.payload &+ index &* referenceSize)
+            guard key < objectCount else { return nil }
+            let value = reference(at: dictionary.payload &+ (dictionary.count &+ index) &* referenceSize)
+            guard value < objectCount else { return nil }
+            switch keyRole(key) {
+            case .invalid: return nil
+            case .plain: break
+            case .classKey: classValue = value; classOccurrences &+= 1
+            case .className: nameValue = value; nameOccurrences &+= 1
+            case .classes: chainValue = value; chainOccurrences &+= 1
+            case .classHints: hintsValue = value; hintsOccurrences &+= 1
+            }
+        }
+        if classOccurrences > 0 {
+            guard classOccurrences == 1, raw[Int(offsets[classValue])] >> 4 == 0x8, keysAreDistinct(dictionary) else { return nil }
+            for index in 0..<dictionary.count {
+                let value = reference(at: dictionary.payload &+ (dictionary.count &+ index) &* referenceSize)
+                guard checkField(value) else { return nil }
+            }
+            guard case .uid(let classUID) = BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: classValue),
+                  let link = Int32(exactly: classUID.value) else { return nil }
+            return .init(object: compact, kind: .instance, link: link)
+        }
+        guard nameOccurrences == 1, chainOccurrences == 1, hintsOccurrences <= 1 else { return nil }
+        // Other keys of a class dictionary are ignored, but must be plain values here.
+        for index in 0..<dictionary.count {
+            let value = reference(at: dictionary.payload &+ (dictionary.count &+ index) &* referenceSize)
+            if value == chainValue || value == hintsValue { continue }
+            guard scalar(value) != nil else { return nil }
+        }
+        guard scalar(nameValue) == .string, !isTooLong(nameValue),
+              let classes = stringArray(chainValue) else { return nil }
+        var hints: [String]?
+        if hintsOccurrences == 1 {
+            guard let names = stringArray(hintsValue) else { return nil }
+            hints = names
+        }
+        guard case .string(let name) = BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: nameValue),
+              let slot = Int32(exactly: descriptors.count) else { return nil }
+        descriptors.append(ArchiveGraph.ClassDescriptor(name: name, classes: classes, hints: hints))
+        return .init(object: compact, kind: .classDescriptor, link: slot)
+    }
+
+    /// `$classes` or `$classhints`: an array of strings within the chain limit.
+    private mutating func stringArray(_ object: Int) -> [String]? {
+        guard let array = container(object, marker: 0xA), array.count <= options.maximumClassChainLength else { return nil }
+        var names: [String] = []
+        names.reserveCapacity(array.count)
+        for index in 0..<array.count {
+            let element = reference(at: array.payload &+ index &* referenceSize)
+            guard element < objectCount, scalar(element) == .string, !isTooLong(element),
+                  case .string(let name) = BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: element) else { return nil }
+            names.append(name)
+        }
+        return names
+    }
+
+    /// A field of an object: a scalar, a UID, or an array of them.
+    private mutating func checkField(_ object: Int) -> Bool {
+        if raw[Int(offsets[object])] >> 4 == 0xA {
+            guard let array = container(object, marker: 0xA) else { return false }
+            for index in 0..<array.count {
+                let element = reference(at: array.payload &+ index &* referenceSize)
+                guard element < objectCount, checkFieldScalar(element) else { return false }
+            }
+            return true
+        }
+        return checkFieldScalar(object)
+    }
+
+    /// A scalar field or `$top` value: UIDs must name an entry, strings and data fit the limit.
+    private mutating func checkFieldScalar(_ object: Int) -> Bool {
+        guard let kind = scalar(object) else { return false }
+        switch kind {
+        case .string, .data:
+            return !isTooLong(object)
+        case .null:
+            // A UID, checked valid by `scalar`: 1 to 8 bytes.
+            let offset = Int(offsets[object])
+            let width = Int(raw[offset] & 0x0F) &+ 1
+            return UInt64(truncatingIfNeeded: BinaryBigEndian.load(raw, at: offset &+ 1, width: width)) < uidLimit
+        default:
+            return true
+        }
+    }
+
+
+    // MARK: Keys
+
+    /// What a dictionary key is: a reserved key, a plain one, or not a valid key at all.
+    private mutating func keyRole(_ key: Int) -> KeyRole {
+        let known = keyMemo[key]
+        if known != 0, let role = KeyRole(rawValue: known &- 1) { return role }
+        var role = KeyRole.invalid
+        if let kind = scalar(key), kind == .string, scalarMemo[key] & Self.tooLong == 0 {
+            role = .plain
+            let header = header(at: Int(offsets[key]))
+            if header.marker >> 4 != 0x5 || (header.count > 0 && raw[header.payload] == UInt8(ascii: "$")) {
+                if stringEquals(key, ArchiveKeys.classKey) { role = .classKey }
+                else if stringEquals(key, ArchiveKeys.className) { role = .className }
+                else if stringEquals(key, ArchiveKeys.classes) { role = .classes }
+                else if stringEquals(key, ArchiveKeys.classHints) { role = .classHints }
+            }
+        }
+        keyMemo[key] = role.rawValue &+ 1
+        return role
+    }
+
+    /// Whether no key of an object repeats (by text, as typed decoding compares keys). The
+    /// usual path refuses a repeated key when it decodes the object; this path leaves such a
+    /// file to it.
+    private mutating func keysAreDistinct(_ dictionary: Header) -> Bool {
+        guard dictionary.count > 1 else { return true }
+        if dictionary.count <= 8 {
+            var identities: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) = (0, 0, 0, 0, 0, 0, 0, 0)
+            return withUnsafeMutableBytes(of: &identities) { storage -> Bool in
+                let seen = storage.bindMemory(to: Int32.self)
+                for index in 0..<dictionary.count {
+                    let identity = keyText(reference(at: dictionary.payload &+ index &* referenceSize))
+                    for earlier in 0..<index where seen[earlier] == identity { return false }
+                    seen[index] = identity
+                }
+                return true
+            }
+        }
+        var seen = Set<Int32>(minimumCapacity: dictionary.count)
+        for index in 0..<dictionary.count where !seen.insert(keyText(reference(at: dictionary.payload &+ index &* referenceSize))).inserted {
+            return false
+        }
+        return true
+    }
+
+    /// A number standing for a checked key's text.
+    private mutating func keyText(_ key: Int) -> Int32 {
+        let known = keyIdentity[key]
+        if known >= 0 { return known }
+        let text: [UInt8]
+        if case .string(let string) = BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: key) {
+            text = Array(string.utf8)
+        } else {
+            text = []
+        }
+        let identity: Int32
+        if let existing = keyTexts[text] {
+            identity = existing
+        } else {
+            identity = Int32(truncatingIfNeeded: keyTexts.count)
+            keyTexts[text] = identity
+        }
+        keyIdentity[key] = identity
+        return identity
+    }
+
+    // MARK: Binary objects
+
+    /// Checks a non-container object as the property-list reader does and returns its kind
+    /// (`.null` stands for a UID); nil for a container or an object this path leaves alone.
+    /// Each object is checked once; a string or data over `maximumValueByteCount` is marked.
+    private mutating func scalar(_ object: Int) -> BinaryArchiveTable.Kind? {
+        let known = scalarMemo[object]
+        if known != 0 {
+            if known == Self.notScalar { return nil }
+            return BinaryArchiveTable.Kind(rawValue: (known & ~Self.tooLong) &- 1)
+        }
+        guard let kind = checkScalar(object) else {
+            scalarMemo[object] = Self.notScalar
+            return nil
+        }
+        var memo = kind.rawValue &+ 1
+        if kind == .string || kind == .data {
+            if let length = utf8Length(object), length <= options.maximumValueByteCount {} else { memo |= Self.tooLong }
+        }
+        scalarMemo[object] = memo
+        return kind
+    }
+
+    private func isTooLong(_ object: Int) -> Bool {
+        scalarMemo[object] & Self.tooLong != 0
+    }
+
+    private mutating func checkScalar(_ object: Int) -> BinaryArchiveTable.Kind? {
+        let offset = Int(offsets[object])
+        let marker = raw[offset]
+        let available = tableStart &- offset &- 1
+        switch marker >> 4 {
+        case 0x0:
+            return marker == 0x08 || marker == 0x09 ? .bool : nil
+        case 0x1:
+            guard marker & 0x0F <= 3, 1 &<< Int(marker & 0x0F) <= available else { return nil }
+            return .integer
+        case 0x2:
+            guard marker == 0x22 ? available >= 4 : (marker == 0x23 && available >= 8) else { return nil }
+            return .real
+        case 0x3:
+            guard marker == 0x33, available >= 8 else { return nil }
+            return .date
+        case 0x4, 0x5, 0x6:
+            guard let header = countedHeader(at: offset) else { return nil }
+            let width = marker >> 4 == 0x6 ? 2 : 1
+            guard header.count <= options.propertyList.maximumValueLength else { return nil }
+            let (span, overflow) = header.count.multipliedReportingOverflow(by: width)
+            guard !overflow, span <= tableStart &- header.payload else { return nil }
+            let body = UnsafeRawBufferPointer(rebasing: raw[header.payload..<(header.payload &+ span)])
+            if marker >> 4 == 0x5 { guard BinaryText.isASCII(body) else { return nil } }
+            if marker >> 4 == 0x6 { guard Self.utf16ToUTF8Length(body) != nil else { return nil } }
+            countPayload(object, span)
+            return marker >> 4 == 0x4 ? .data : .string
+        case 0x8:
+            guard marker & 0x0F <= 7, Int(marker & 0x0F) &+ 1 <= available else { return nil }
+            return .null
+        default:
+            return nil
+        }
+    }
+
+    /// A container with the given marker type, checked as the reader checks one, its
+    /// payload counted once.
+    private mutating func container(_ object: Int, marker expected: UInt8) -> Header? {
+        guard object >= 0, object < objectCount else { return nil }
+        let offset = Int(offsets[object])
+        guard raw[offset] >> 4 == expected, let header = countedHeader(at: offset),
+              header.count <= options.propertyList.maximumCollectionCount else { return nil }
+        let children = expected == 0xD ? header.count &* 2 : header.count
+        let (span, overflow) = children.multipliedReportingOverflow(by: referenceSize)
+        guard !overflow, span <= tableStart &- header.payload else { return nil }
+        countPayload(object, span)
+        return header
+    }
+
+    /// The key object at `index` of a checked dictionary, if it is a valid key.
+    private mutating func keyObject(of dictionary: Header, at index: Int) -> Int? {
+        let key = reference(at: dictionary.payload &+ index &* referenceSize)
+        guard key < objectCount, keyRole(key) != .invalid else { return nil }
+        return key
+    }
+
+    private mutating func countPayload(_ object: Int, _ span: Int) {
+        guard !counted[object] else { return }
+        counted[object] = true
+        payloadTotal = payloadTotal.addingReportingOverflow(span).overflow ? Int.max : payloadTotal &+ span
+    }
+
+    /// The count after a marker, as the reader reads it; nil where the reader would fail.
+    private func countedHeader(at offset: Int) -> Header? {
+        let marker = raw[offset]
+        let nibble = Int(marker & 0x0F)
+        if nibble != 0x0F { return Header(marker: marker, count: nibble, payload: offset &+ 1) }
+        let intOffset = offset &+ 1
+        guard intOffset < tableStart else { return nil }
+        let intMarker = raw[intOffset]
+        guard intMarker & 0xF0 == 0x10, intMarker & 0x0F <= 3 else { return nil }
+        let width = 1 &<< Int(intMarker & 0x0F)
+        guard width <= tableStart &- intOffset &- 1 else { return nil }
+        let count = BinaryBigEndian.load(raw, at: intOffset &+ 1, width: width)
+        guard count >= 0, count <= Int(Int32.max) else { return nil }
+        return Header(marker: marker, count: count, payload: intOffset &+ 1 &+ width)
+    }
+
+    private func header(at offset: Int) -> Header {
+        let table = BinaryArchiveTable.header(raw, at: offset)
+        return Header(marker: table.marker, count: table.count, payload: table.payload)
+    }
+
+    @inline(__always)
+    private func reference(at position: Int) -> Int {
+        BinaryBigEndian.load(raw, at: position, width: referenceSize)
+    }
+
+    /// Whether a checked string object holds exactly `text`.
+    private func stringEquals(_ object: Int, _ text: String) -> Bool {
+        var copy = text
+        return copy.withUTF8 { BinaryArchiveTable.stringObject(raw, at: Int(offsets[object]), equals: $0) }
+    }
+
+    /// The UTF-8 length of a checked string or data object (data: its byte count).
+    private func utf8Length(_ object: Int) -> Int? {
+        let header = header(at: Int(offsets[object]))
+        guard header.marker >> 4 == 0x6 else { return header.count }
+        return Self.utf16ToUTF8Length(UnsafeRawBufferPointer(rebasing: raw[header.payload..<(header.payload &+ header.count &* 2)]))
+    }
+
+    /// The UTF-8 length of big-endian UTF-16 text; nil on an unpaired surrogate.
+    static func utf16ToUTF8Length(_ body: UnsafeRawBufferPointer) -> Int? {
+        let units = body.count / 2
+        var index = 0
+        var length = 0
+        while index < units {
+            let unit = Int(body[index &* 2]) << 8 | Int(body[index &* 2 &+ 1])
+            index &+= 1
+            if unit < 0x80 { length &+= 1 }
+            else if unit < 0x800 { length &+= 2 }
+            else if unit & 0xF800 != 0xD800 { length &+= 3 }
+            else {
+                guard unit <= 0xDBFF, index < units else { return nil }
+                let next = Int(body[index &* 2]) << 8 | Int(body[index &* 2 &+ 1])
+                guard next & 0xFC00 == 0xDC00 else { return nil }
+                index &+= 1
+                length &+= 4
+            }
+        }
+        return length
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import PropertyList
+import Testing
+@testable import KeyedArchive
+
+/// The binary table that typed decoding reads in place (``BinaryArchiveTable``) against the
+/// usual path (value tree → ``ArchiveGraph``): whatever the table accepts, the graph must accept
+/// too, and both must show typed decoding the same objects. The table may decline any file
+/// (it then takes the usual path), so only acceptance is checked, never refusal.
+@Suite struct DirectBinaryDecodingTests {
+    /// Every object of a store as a plain value, so that two stores can be compared with `==`.
+    static func canonical(_ store: ArchiveObjectStore) -> [PropertyListValue] {
+        (0..<store.count).map { uid in
+            switch store.object(uid) {
+            case .null: return ["kind": "null"]
+            case .string(let string): return ["kind": "string", "value": .string(string)]
+            case .integer(let integer): return ["kind": "integer", "value": .integer(integer)]
+            case .real(let real): return ["kind": "real", "value": .real(real)]
+            case .bool(let flag): return ["kind": "bool", "value": .bool(flag)]
+            case .data(let bytes): return ["kind": "data", "value": .data(bytes)]
+            case .date(let date): return ["kind": "date", "value": .date(date)]
+            case .instance(let instance):
+                let descriptor = store.classDescriptor(of: uid)
+                var duplicate: PropertyListValue = "none"
+                if let (key, occurrences) = instance.fields.firstDuplicateKey() {
+                    duplicate = ["key": .string(key), "occurrences": .integer(PropertyListInteger(Int64(occurrences)))]
+                }
+                return ["kind": "instance", "class": .integer(PropertyListInteger(Int64(instance.classUID))),
+                        "name": .string(descriptor?.name ?? "-"), "chain": .array((descriptor?.classes ?? []).map { .string($0) }),
+                        "fields": .dictionary(instance.fields.dictionary), "keys": .array(instance.fields.storedKeys.map { .string($0) }),
+                        "duplicate": duplicate]
+            case .classDescriptor(let descriptor):
+                return ["kind": "class", "name": .string(descriptor.name), "chain": .array(descriptor.classes.map { .string($0) }),
+                        "hints": descriptor.hints.map { .array($0.map { .string($0) }) } ?? "none"]
+            case .other(let value): return ["kind": "other", "value": value]
+            }
+        }
+    }
+
+    /// Checks one file; returns whether the table took it.
+    @discardableResult
+    static func compare(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, _ name: String) -> Bool {
+        guard let table = BinaryArchiveTable.read(bytes, options: options) else { return false }
+        let graph: ArchiveGraph
+        do {
+            graph = try ArchiveGraph(bytes: bytes, options: options)
+        } catch {
+            Issue.record("\(name): the binary table accepted a file the graph refuses: \(error)")
+            return true
+        }
+        #expect(table.top == graph.topFields, "\(name): $top differs")
+        let direct = canonical(.binary(table)), usual = canonical(.graph(graph))
+        #expect(direct.count == usual.count, "\(name): object counts differ")
+        if let uid = direct.indices.first(where: { $0 < usual.count && direct[$0] != usual[$0] }) {
+            Issue.record("\(name): object \(uid) differs: \(direct[uid]) against \(usual[uid])")
+        }
+        return true
+    }
+
+    static func binaryFiles(in directory: URL) -> [(String, [UInt8])] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.sorted().compactMap { name in
+            guard let data = try? Data(contentsOf: directory.appendingPathComponent(name)) else { return nil }
+            let bytes = [UInt8](data)
+            return bytes.starts(with: Array("bplist00".utf8)) ? (name, bytes) : nil
+        }
+    }
+
+    @Test func projectFixturesAgree() throws {
+        var accepted = 0, total = 0
+        for directory in ["", "hostile/archives", "hostile/plist", "fuzz-findings"] {
+            for (name, bytes) in Self.binaryFiles(in: ArchiveFixtures.projectFixtures.appendingPathComponent(directory)) {
+                total += 1
+                if Self.compare(bytes, "\(directory)/\(name)") { accepted += 1 }
+            }
+        }
+        print("Binary table: took \(accepted) of \(total) binary project fixtures (the rest take the graph path)")
+        // The README's fleet archive is the plain NSKeyedArchiver shape the table exists for.
+        let fleet = [UInt8](try Data(contentsOf: ArchiveFixtures.projectFixtures.appendingPathComponent("fleet.plist")))
+        #expect(BinaryArchiveTable.read(fleet, options: .default) != nil)
+    }
+
+    @Test func appleCorpusAgrees() throws {
+        guard ArchiveFixtures.isCorpusAvailable else {
+            print(ArchiveFixtures.skipMessage)
+            return
+        }
+        var accepted = 0, binary = 0
+        for entry in ArchiveFixtures.entries {
+            let bytes = try ArchiveFixtures.bytes(entry)
+            guard bytes.starts(with: Array("bplist00".utf8)) else { continue }
+            binary += 1
+            if Self.compare(bytes, entry.relativePath) { accepted += 1 }
+        }
+        print("Binary table: took \(accepted) of \(binary) binary Apple archives")
+        #expect(accepted > 0)
+    }
+
+    /// Tight limits on accepted files: each limit the graph path enforces, the table enforces.
+    @Test func limitsAreEnforcedAlike() throws {
+        let fleet = [UInt8](try Data(contentsOf: ArchiveFixtures.projectFixtures.appendingPathComponent("fleet.plist")))
+        var samples: [(String, [UInt8])] = [("fleet.plist", fleet)]
+        if ArchiveFixtures.isCorpusAvailable {
+            for entry in ArchiveFixtures.entries.prefix(60) {
+                let bytes = try ArchiveFixtures.bytes(entry)
+                if bytes.starts(with: Array("bplist00".utf8)) { samples.append((entry.relativePath, bytes)) }
+            }
+        }
+        var variants: [(String, ArchiveReadingOptions)] = []
+        for limit in [0, 1, 3, 4, 5, 8, 15, 16, 40] {
+            var options = ArchiveReadingOptions()
+            options.maximumValueByteCount = limit
+            variants.append(("maximumValueByteCount \(limit)", options))
+            options = ArchiveReadingOptions()
+            options.maximumClassChainLength = limit
+            variants.append(("maximumClassChainLength \(limit)", options))
+            options = ArchiveReadingOptions()
+            options.propertyList.maximumDepth = limit
+            variants.append(("maximumDepth \(limit)", options))
+            options = ArchiveReadingOptions()
+            options.propertyList.maximumValueLength = limit
+            variants.append(("maximumValueLength \(limit)", options))
+            options = ArchiveReadingOptions()
+            options.propertyList.maximumCollectionCount = limit
+            variants.append(("maximumCollectionCount \(limit)", options))
+        }
+        for sample in samples {
+            // Limits around the file's own sizes, where an off-by-one would show.
+            let objects = (try? ArchiveGraph(bytes: sample.1).objects.count) ?? 0
+            for delta in [-1, 0, 1] {
+                var options = ArchiveReadingOptions()
+                options.maximumObjectCount = objects + delta
+                variants.append(("maximumObjectCount \(objects + delta)", options))
+                options = ArchiveReadingOptions()
+                options.propertyList.maximumObjectCount = objects + delta
+                variants.append(("plist maximumObjectCount \(objects + delta)", options))
+            }
+            if let tree = try? PropertyListCodec.decode(sample.1) {
+                let size = Self.expandedSize(tree)
+                for delta in [-1, 0, 1] {
+                    var options = ArchiveReadingOptions()
+                    options.propertyList.maximumExpandedValueCount = size + delta
+                    variants.append(("maximumExpandedValueCount \(size + delta)", options))
+                }
+            }
+            for (label, options) in variants {
+                Self.compare(sample.1, options: options, "\(sample.0) with \(label)")
+            }
+        }
+    }
+
+    static func expandedSize(_ value: PropertyListValue) -> Int {
+        switch value {
+        case .array(let elements), .set(let elements): return 1 + elements.reduce(0) { $0 + expandedSize($1) }
+        case .dictionary(let dictionary): return 1 + dictionary.count + dictionary.values.reduce(0) { $0 + expandedSize($1) }
+        default: return 1
+        }
+    }
+
+    /// Random corruptions of valid archives: the table must never accept what the graph refuses.
+    @Test func mutatedArchivesNeverDisagree() throws {
+        var generator = SplitMix(seed: 0x5EED_D1EC)
+        let small = try KeyedArchiver.archive(Array(FleetFixtureTests.makeFleet().prefix(2)), registry: Fleet.registry, format: .binary)
+        var seeds: [(String, [UInt8])] = [("two-pilot fleet", small)]
+        if ArchiveFixtures.isCorpusAvailable {
+            let corpus = ArchiveFixtures.entries.filter { $0.format == "binary" }
+            for entry in corpus.prefix(200) {
+                let bytes = try ArchiveFixtures.bytes(entry)
+                if bytes.count < 4096, BinaryArchiveTable.read(bytes, options: .default) != nil { seeds.append((entry.relativePath, bytes)) }
+                if seeds.count >= 6 { break }
+            }
+        }
+        var accepted = 0, tried = 0
+        for (name, original) in seeds {
+            for round in 0..<1500 {
+                var bytes = original
+                for _ in 0...(generator.next() % 3) {
+                    let position = Int(generator.next() % UInt64(bytes.count))
+                    switch generator.next() % 4 {
+                    case 0: bytes[position] = UInt8(truncatingIfNeeded: generator.next())
+                    case 1: bytes[position] ^= 1 << UInt8(generator.next() % 8)
+                    case 2: bytes[position] = bytes[position] &+ 1
+                    default: bytes[position] = bytes[position] &- 1
+                    }
+                }
+                tried += 1
+                if Self.compare(bytes, "\(name) mutation \(round)") { accepted += 1 }
+            }
+        }
+        print("Binary table: took \(accepted) of \(tried) mutated archives, each checked against the graph path")
+    }
+
+    /// Typed decoding through the table gives what it gives through the graph.
+    @Test func typedDecodingAgrees() throws {
+        for format in [ArchiveFormat.binary] {
+            let bytes = try KeyedArchiver.archive(FleetFixtureTests.makeFleet(), registry: Fleet.registry, format: format)
+            #expect(BinaryArchiveTable.read(bytes, options: .default) != nil)
+            let direct = try KeyedUnarchiver(bytes: bytes, registry: Fleet.registry).decode([Pilot].self)
+            let usual = try KeyedUnarchiver(graph: try ArchiveGraph(bytes: bytes), registry: Fleet.registry).decode([Pilot].self)
+            #expect(try KeyedArchiver.archive(direct, registry: Fleet.registry, format: .binary) == KeyedArchiver.archive(usual, registry: Fleet.registry, format: .binary))
+            #expect(try KeyedArchiver.archive(direct, registry: Fleet.registry, format: .binary) == bytes)
+            // The generic view is still there, built on request.
+            let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: Fleet.registry)
+            #expect(try unarchiver.graph == ArchiveGraph(bytes: bytes))
+        }
+    }
+}
+
+/// A small seeded generator, so that a failure names a reproducible round.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}
