@@ -8,6 +8,8 @@
 //     PropertyListError; a reference, class-reference or class-descriptor fault names the
 //     object's UID (inside `$objects`) or the `$top` key; or
 //   - succeeds, and agrees with `ArchiveGraph(propertyList:)` on the codec's value.
+// The binary table typed decoding reads in place (`BinaryArchiveTable`) accepts only inputs the
+// graph accepts, and shows typed decoding the same `$top` and the same objects.
 // For every graph it accepts:
 //   - header: `$archiver` NSKeyedArchiver, `$version` 100000, `$objects[0]` is `$null`;
 //   - every reference (in `$top`, in every object, through `references(of:)` and
@@ -30,6 +32,10 @@ public func archiveGraphFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size:
 
     let parsed = Result { () throws(ArchiveError) in try ArchiveGraph(bytes: bytes, options: options) }
     let plist = Result { () throws(PropertyListError) in try PropertyListCodec.decode(bytes, options: options.propertyList) }
+    if let table = BinaryArchiveTable.read(bytes, options: options) {
+        guard case .success(let graph) = parsed else { fuzzFinding("the binary table accepted bytes the graph refuses: \(parsed)") }
+        FuzzArchiveChecks.checkTableAgrees(table, graph)
+    }
 
     switch (parsed, plist) {
     case (.failure(let error), .failure(let plistError)):

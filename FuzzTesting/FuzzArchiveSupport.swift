@@ -17,6 +17,32 @@ enum FuzzArchiveOptions {
 }
 
 enum FuzzArchiveChecks {
+    /// The binary table and the graph show typed decoding the same `$top` and objects.
+    static func checkTableAgrees(_ table: BinaryArchiveTable, _ graph: ArchiveGraph) {
+        guard table.top == graph.topFields else { fuzzFinding("binary table: $top differs from the graph's") }
+        let direct = ArchiveObjectStore.binary(table), usual = ArchiveObjectStore.graph(graph)
+        guard direct.count == usual.count else { fuzzFinding("binary table: \(direct.count) objects, the graph \(usual.count)") }
+        for uid in 0..<direct.count {
+            let same: Bool
+            switch (direct.object(uid), usual.object(uid)) {
+            case (.null, .null): same = true
+            case (.string(let a), .string(let b)): same = a.isExactlyEqualTo(b)
+            case (.integer(let a), .integer(let b)): same = a == b
+            case (.real(let a), .real(let b)): same = a == b
+            case (.bool(let a), .bool(let b)): same = a == b
+            case (.data(let a), .data(let b)): same = a == b
+            case (.date(let a), .date(let b)): same = a == b
+            case (.classDescriptor(let a), .classDescriptor(let b)): same = a == b
+            case (.instance(let a), .instance(let b)):
+                same = a.classUID == b.classUID && a.fields.dictionary == b.fields.dictionary
+                    && direct.classDescriptor(of: uid) == usual.classDescriptor(of: uid)
+                    && (a.fields.firstDuplicateKey() == nil) == (b.fields.firstDuplicateKey() == nil)
+            default: same = false
+            }
+            guard same else { fuzzFinding("binary table: object \(uid) differs from the graph's") }
+        }
+    }
+
     /// A property-list error names a byte offset inside the input or a line and column.
     static func checkPropertyListLocation(_ error: PropertyListError, size: Int) {
         switch error.location {

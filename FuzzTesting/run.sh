@@ -109,7 +109,7 @@ for target in "${targets[@]}"; do
   echo "== building $binary"
   build_start=$(date +%s)
   # shellcheck disable=SC2046
-  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$(module_for "$target")" \
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -package-name KeyedArchive -module-name "$(module_for "$target")" \
     $(sources_for "$target") FuzzTesting/FuzzSupport.swift "$harness" -o "$binary" 2>&1 |
     { grep -v -e "ld.gold: warning: Cannot export local symbol" -e "is part of module 'KeyedArchive'; ignoring import" \
         -e "^ *[0-9]* | " -e "^ *| " -e "^ *\`- warning" || true; }

@@ -57,7 +57,10 @@ final class ArchiveDecodingSession {
         var depth = 0
         var elementCount = 0
         var visitCount = 0
-        var deferred: [(path: [ArchiveKeyPath.Component], work: () throws(ArchiveError) -> Void)] = []
+        /// Back-references waiting for the graph, each with where its object's path starts in
+        /// `deferredPaths` and how long it is (one shared log rather than an array per reference).
+        var deferred: [(pathStart: Int, pathCount: Int, work: () throws(ArchiveError) -> Void)] = []
+        var deferredPaths: [ArchiveKeyPath.Component] = []
     }
     private static let classLookupUnknown: Int32 = -2
     private static let classLookupNone: Int32 = -1
@@ -354,10 +357,9 @@ final class ArchiveDecodingSession {
     // MARK: Deferred back-references
 
     func enqueue(_ work: @escaping () throws(ArchiveError) -> Void) {
-        // An explicit copy: keeping the live path's buffer here would make the next push
-        // copy it instead, and grow the copy again push by push.
-        let snapshot = state.pointee.path.withUnsafeBufferPointer { Array($0) }
-        state.pointee.deferred.append((snapshot, work))
+        let start = state.pointee.deferredPaths.count
+        state.pointee.deferredPaths.append(contentsOf: state.pointee.path)
+        state.pointee.deferred.append((start, state.pointee.path.count, work))
     }
 
     /// Drops the back-references of a failed decode. Their closures hold decoders, which hold
@@ -365,20 +367,24 @@ final class ArchiveDecodingSession {
     /// (fuzz finding F4).
     func discardDeferred() {
         state.pointee.deferred.removeAll()
+        state.pointee.deferredPaths.removeAll()
     }
 
     /// Runs the back-references registered while decoding, once every object they may point to
     /// has been built. Work may register more work; it runs in registration order.
     func resolveDeferred() throws(ArchiveError) {
+        guard !state.pointee.deferred.isEmpty else { return }
+        let outer = state.pointee.path
         var position = 0
         while position < state.pointee.deferred.count {
-            let (savedPath, work) = state.pointee.deferred[position]
+            let (start, count, work) = state.pointee.deferred[position]
             position += 1
-            let outer = state.pointee.path
-            state.pointee.path = savedPath
+            state.pointee.path.removeAll(keepingCapacity: true)
+            state.pointee.path.append(contentsOf: state.pointee.deferredPaths[start..<(start + count)])
             try work()
-            state.pointee.path = outer
         }
+        state.pointee.path = outer
         state.pointee.deferred.removeAll()
+        state.pointee.deferredPaths.removeAll()
     }
 }

@@ -139,6 +139,24 @@ struct ArchiveFields {
         }
     }
 
+    /// The references of an array of UIDs under a stored key; nil when absent or anything else
+    /// (the caller then reads the value to say what it is).
+    func references(forStoredKey storedKey: String) -> [ArchiveReference]? {
+        switch storage {
+        case .tree(let dictionary):
+            guard case .array(let elements)? = dictionary[storedKey] else { return nil }
+            var references: [ArchiveReference] = []
+            references.reserveCapacity(elements.count)
+            for element in elements {
+                guard case .uid(let uid) = element else { return nil }
+                references.append(ArchiveReference(uid: uid))
+            }
+            return references
+        case .binary(let table, let dictionary):
+            return table.references(storedKey, inDictionary: dictionary)
+        }
+    }
+
     /// The stored keys in file order.
     var storedKeys: [String] {
         switch storage {

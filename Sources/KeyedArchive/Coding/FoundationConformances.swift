@@ -201,6 +201,7 @@ public struct ArchiveNull: ArchiveObjectCodable, Hashable, Sendable {
 enum ArchiveArrayDecoding {
     /// The references in `NS.objects` of an `NSArray`/`NSSet`-shaped instance.
     static func elementReferences(_ instance: ArchiveInstanceView, key: String, uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> [ArchiveReference] {
+        if let references = instance.fields.references(forStoredKey: key) { return references }
         guard let value = instance.value(forStoredKey: key) else {
             throw session.error(.valueNotFound, "the collection has no \(key)", uid: uid)
         }

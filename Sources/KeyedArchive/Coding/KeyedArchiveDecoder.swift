@@ -236,8 +236,19 @@ public struct KeyedArchiveDecoder {
     /// Class checks happen then too, before anything is created; a failure fails the whole decode.
     public func decode<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String, whenResolved assign: @escaping (T?) -> Void) {
         let decoder = self
+        // The fields never change, so the reference is looked up now; anything but a reference
+        // (absent, or a wrong type) goes through decodeIfPresent then, which says what it is.
+        guard case .uid(let uid)? = fields[ArchiveKeys.escape(key)] else {
+            session.enqueue { () throws(ArchiveError) in
+                assign(try decoder.decodeIfPresent(type, forKey: key))
+            }
+            return
+        }
         session.enqueue { () throws(ArchiveError) in
-            assign(try decoder.decodeIfPresent(type, forKey: key))
+            guard uid.value != 0 else { return assign(nil) }
+            assign(try decoder.session.withPath(.key(key)) { () throws(ArchiveError) in
+                try decoder.decode(type, reference: ArchiveReference(uid: uid))
+            })
         }
     }
 

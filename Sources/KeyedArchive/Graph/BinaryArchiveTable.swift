@@ -62,37 +62,80 @@ final class BinaryArchiveTable: Sendable {
 
     /// The value of a validated binary object that is a scalar or an array of scalars.
     func value(ofObject object: Int) -> PropertyListValue {
-        bytes.withUnsafeBytes { raw in Self.value(raw, offsets: objectOffsets, referenceSize: referenceSize, object: object) }
+        bytes.withUnsafeBytes { raw in
+            objectOffsets.withUnsafeBufferPointer { Self.value(raw, offsets: $0, referenceSize: referenceSize, object: object) }
+        }
     }
 
     /// The field stored under `storedKey` in the validated dictionary `object` (the last one
     /// with that key, as ``PropertyListDictionary`` looks keys up).
     func field(_ storedKey: String, inDictionary object: Int) -> PropertyListValue? {
-        if let found = storedKey.utf8.withContiguousStorageIfAvailable({ field($0, inDictionary: object) }) {
+        guard let valueObject = fieldObject(storedKey, inDictionary: object) else { return nil }
+        return value(ofObject: valueObject)
+    }
+
+    /// The references of an array of UIDs stored under `storedKey`, read without building the
+    /// array's values; nil when the field is absent or anything but such an array.
+    func references(_ storedKey: String, inDictionary object: Int) -> [ArchiveReference]? {
+        guard let arrayObject = fieldObject(storedKey, inDictionary: object) else { return nil }
+        return bytes.withUnsafeBytes { raw -> [ArchiveReference]? in
+            objectOffsets.withUnsafeBufferPointer { offsets -> [ArchiveReference]? in
+                let header = Self.header(raw, at: Int(offsets[arrayObject]))
+                guard header.marker >> 4 == 0xA else { return nil }
+                var references: [ArchiveReference] = []
+                references.reserveCapacity(header.count)
+                var position = header.payload
+                for _ in 0..<header.count {
+                    let offset = Int(offsets[Self.load(raw, at: position, width: referenceSize)])
+                    let marker = raw[offset]
+                    guard marker >> 4 == 0x8 else { return nil }
+                    let uid = UInt64(truncatingIfNeeded: Self.load(raw, at: offset &+ 1, width: Int(marker & 0x0F) &+ 1))
+                    references.append(ArchiveReference(uid: PropertyListUID(uid)))
+                    position &+= referenceSize
+                }
+                return references
+            }
+        }
+    }
+
+    /// The value object stored under `storedKey` (the last one with that key, as
+    /// ``PropertyListDictionary`` looks keys up).
+    private func fieldObject(_ storedKey: String, inDictionary object: Int) -> Int? {
+        if let found = storedKey.utf8.withContiguousStorageIfAvailable({ fieldObject($0, inDictionary: object) }) {
             return found
         }
         var copy = storedKey
-        return copy.withUTF8 { field($0, inDictionary: object) }
+        return copy.withUTF8 { fieldObject($0, inDictionary: object) }
     }
 
-    private func field(_ key: UnsafeBufferPointer<UInt8>, inDictionary object: Int) -> PropertyListValue? {
-        bytes.withUnsafeBytes { raw -> PropertyListValue? in
-            objectOffsets.withUnsafeBufferPointer { offsets -> PropertyListValue? in
+    private func fieldObject(_ key: UnsafeBufferPointer<UInt8>, inDictionary object: Int) -> Int? {
+        bytes.withUnsafeBytes { raw -> Int? in
+            objectOffsets.withUnsafeBufferPointer { offsets -> Int? in
                 let header = Self.header(raw, at: Int(offsets[object]))
                 let size = referenceSize
                 var position = header.payload &+ (header.count &- 1) &* size
                 var remaining = header.count
                 while remaining > 0 {
-                    let keyObject = BinaryBigEndian.load(raw, at: position, width: size)
-                    if Self.stringObject(raw, at: Int(offsets[keyObject]), equals: key) {
-                        let valueObject = BinaryBigEndian.load(raw, at: position &+ header.count &* size, width: size)
-                        return Self.value(raw, offsets: objectOffsets, referenceSize: size, object: valueObject)
+                    if Self.stringObject(raw, at: Int(offsets[Self.load(raw, at: position, width: size)]), equals: key) {
+                        return Self.load(raw, at: position &+ header.count &* size, width: size)
                     }
                     position &-= size
                     remaining &-= 1
                 }
                 return nil
             }
+        }
+    }
+
+    /// A `width`-byte (1...8) big-endian number at a checked position (8 bytes with the top bit
+    /// set come back negative). The property-list module's loader, kept here so that it inlines.
+    @inline(__always)
+    static func load(_ raw: UnsafeRawBufferPointer, at position: Int, width: Int) -> Int {
+        switch width {
+        case 1: return Int(raw[position])
+        case 2: return Int(UInt16(bigEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt16.self)))
+        case 4: return Int(UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+        default: return BinaryBigEndian.load(raw, at: position, width: width)
         }
     }
 
@@ -104,8 +147,8 @@ final class BinaryArchiveTable: Sendable {
             result.reserveCapacity(header.count)
             for index in 0..<header.count {
                 let position = header.payload &+ index &* referenceSize
-                result.append((BinaryBigEndian.load(raw, at: position, width: referenceSize),
-                               BinaryBigEndian.load(raw, at: position &+ header.count &* referenceSize, width: referenceSize)))
+                result.append((Self.load(raw, at: position, width: referenceSize),
+                               Self.load(raw, at: position &+ header.count &* referenceSize, width: referenceSize)))
             }
             return result
         }
@@ -146,7 +189,7 @@ final class BinaryArchiveTable: Sendable {
         let nibble = Int(marker & 0x0F)
         if nibble != 0x0F { return Header(marker: marker, count: nibble, payload: offset &+ 1) }
         let width = 1 &<< Int(raw[offset &+ 1] & 0x0F)
-        return Header(marker: marker, count: BinaryBigEndian.load(raw, at: offset &+ 2, width: width), payload: offset &+ 2 &+ width)
+        return Header(marker: marker, count: Self.load(raw, at: offset &+ 2, width: width), payload: offset &+ 2 &+ width)
     }
 
     @inline(__always)
@@ -181,6 +224,10 @@ final class BinaryArchiveTable: Sendable {
     }
 
     static func value(_ raw: UnsafeRawBufferPointer, offsets: [UInt32], referenceSize: Int, object: Int) -> PropertyListValue {
+        offsets.withUnsafeBufferPointer { value(raw, offsets: $0, referenceSize: referenceSize, object: object) }
+    }
+
+    static func value(_ raw: UnsafeRawBufferPointer, offsets: UnsafeBufferPointer<UInt32>, referenceSize: Int, object: Int) -> PropertyListValue {
         let offset = Int(offsets[object])
         let marker = raw[offset]
         switch marker >> 4 {
@@ -188,16 +235,16 @@ final class BinaryArchiveTable: Sendable {
         case 0x1:
             let width = 1 &<< Int(marker & 0x0F)
             if width == 8 {
-                return .integer(PropertyListInteger(Int64(bitPattern: UInt64(truncatingIfNeeded: BinaryBigEndian.load(raw, at: offset &+ 1, width: 8)))))
+                return .integer(PropertyListInteger(Int64(bitPattern: UInt64(truncatingIfNeeded: Self.load(raw, at: offset &+ 1, width: 8)))))
             }
-            return .integer(PropertyListInteger(Int64(BinaryBigEndian.load(raw, at: offset &+ 1, width: width))))
+            return .integer(PropertyListInteger(Int64(Self.load(raw, at: offset &+ 1, width: width))))
         case 0x2:
             if marker == 0x22 {
-                return .real(.float32(Float(bitPattern: UInt32(truncatingIfNeeded: BinaryBigEndian.load(raw, at: offset &+ 1, width: 4)))))
+                return .real(.float32(Float(bitPattern: UInt32(truncatingIfNeeded: Self.load(raw, at: offset &+ 1, width: 4)))))
             }
-            return .real(.float64(Double(bitPattern: UInt64(truncatingIfNeeded: BinaryBigEndian.load(raw, at: offset &+ 1, width: 8)))))
+            return .real(.float64(Double(bitPattern: UInt64(truncatingIfNeeded: Self.load(raw, at: offset &+ 1, width: 8)))))
         case 0x3:
-            return .date(PropertyListDate(secondsSinceReferenceDate: Double(bitPattern: UInt64(truncatingIfNeeded: BinaryBigEndian.load(raw, at: offset &+ 1, width: 8)))))
+            return .date(PropertyListDate(secondsSinceReferenceDate: Double(bitPattern: UInt64(truncatingIfNeeded: Self.load(raw, at: offset &+ 1, width: 8)))))
         case 0x4:
             let header = header(raw, at: offset)
             return .data(Array(UnsafeRawBufferPointer(rebasing: raw[header.payload..<(header.payload &+ header.count)])))
@@ -209,14 +256,14 @@ final class BinaryArchiveTable: Sendable {
             return .string(BinaryText.stringFromUTF16BigEndian(UnsafeRawBufferPointer(rebasing: raw[header.payload..<(header.payload &+ header.count &* 2)])) ?? "")
         case 0x8:
             let width = Int(marker & 0x0F) &+ 1
-            return .uid(PropertyListUID(UInt64(truncatingIfNeeded: BinaryBigEndian.load(raw, at: offset &+ 1, width: width))))
+            return .uid(PropertyListUID(UInt64(truncatingIfNeeded: Self.load(raw, at: offset &+ 1, width: width))))
         case 0xA:
             let header = header(raw, at: offset)
             var elements: [PropertyListValue] = []
             elements.reserveCapacity(header.count)
             var position = header.payload
             for _ in 0..<header.count {
-                elements.append(value(raw, offsets: offsets, referenceSize: referenceSize, object: BinaryBigEndian.load(raw, at: position, width: referenceSize)))
+                elements.append(value(raw, offsets: offsets, referenceSize: referenceSize, object: Self.load(raw, at: position, width: referenceSize)))
                 position &+= referenceSize
             }
             return .array(elements)

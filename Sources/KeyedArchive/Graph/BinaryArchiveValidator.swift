@@ -18,24 +18,30 @@ struct BinaryArchiveValidator {
     private var referenceSize = 1
     private var objectCount = 0
     private var tableStart = 0
-    private var offsets: [UInt32] = []
-    /// Binary objects whose payload has been counted (the usual reader counts each once).
-    private var counted: [Bool] = []
+    /// Each binary object's offset, then what has been found out about it. Both live only
+    /// during ``validate()``, which allocates and frees them.
+    private var offsets = UnsafeMutableBufferPointer<UInt32>(start: nil, count: 0)
+    private var memo = UnsafeMutableBufferPointer<ObjectMemo>(start: nil, count: 0)
+
+    private struct ObjectMemo {
+        /// Whether the object's payload has been counted (the usual reader counts each once).
+        var counted = false
+        /// The scalar check: 0 not yet, `notScalar`, or the kind's raw value + 1, with `tooLong`
+        /// set for a string or data over `maximumValueByteCount`.
+        var scalar: UInt8 = 0
+        /// As a key: 0 not yet, then one of `KeyRole` + 1.
+        var key: UInt8 = 0
+        /// As a key, its text as a small integer (equal texts, equal numbers); -1 not yet.
+        var identity: Int32 = -1
+    }
     private var payloadTotal = 0
     /// Values the file expands to as a tree (a shared object counts once per reference).
     private var expandedTotal = 0
     /// The number of `$objects` entries, once known: the bound for every UID.
     private var uidLimit: UInt64 = 0
-    /// Each binary object's scalar check, done once: 0 not yet, `notScalar`, or the kind's raw
-    /// value + 1, with `tooLong` set for a string or data over `maximumValueByteCount`.
-    private var scalarMemo: [UInt8] = []
     private static let notScalar: UInt8 = 0x3F
     private static let tooLong: UInt8 = 0x40
-    /// Each key object's role, found once: 0 not yet, then one of `KeyRole` + 1.
-    private var keyMemo: [UInt8] = []
-    /// Each key object's text as a small integer (equal texts, equal numbers), for the
-    /// duplicate-key check; -1 not yet.
-    private var keyIdentity: [Int32] = []
+    /// The texts of the keys seen so far, numbered.
     private var keyTexts: [[UInt8]: Int32] = [:]
 
     private enum KeyRole: UInt8 {
@@ -61,18 +67,22 @@ struct BinaryArchiveValidator {
         tableStart = parser.offsetTableStart
         // Root → $objects → object → array of references: four levels.
         guard options.propertyList.maximumDepth > 3 else { return nil }
-        offsets = [UInt32](repeating: 0, count: objectCount)
+        offsets = .allocate(capacity: objectCount)
+        offsets.initialize(repeating: 0)
+        memo = .allocate(capacity: objectCount)
+        memo.initialize(repeating: ObjectMemo())
+        defer {
+            offsets.deallocate()
+            memo.deallocate()
+        }
         var entryPosition = tableStart
+        let headerLength = BinaryPropertyListFormat.headerLength
         for index in 0..<objectCount {
-            let offset = BinaryBigEndian.load(raw, at: entryPosition, width: offsetSize)
-            guard offset >= BinaryPropertyListFormat.headerLength, offset < tableStart else { return nil }
+            let offset = BinaryArchiveTable.load(raw, at: entryPosition, width: offsetSize)
+            guard offset >= headerLength, offset < tableStart else { return nil }
             offsets[index] = UInt32(truncatingIfNeeded: offset)
             entryPosition &+= offsetSize
         }
-        counted = [Bool](repeating: false, count: objectCount)
-        scalarMemo = [UInt8](repeating: 0, count: objectCount)
-        keyMemo = [UInt8](repeating: 0, count: objectCount)
-        keyIdentity = [Int32](repeating: -1, count: objectCount)
 
         // The root: exactly the four header keys.
         guard let root = container(topObject, marker: 0xD) else { return nil }
@@ -92,7 +102,7 @@ struct BinaryArchiveValidator {
         expandedTotal = 1 &+ 4 &+ 2
         guard scalar(archiverObject) != nil, stringEquals(archiverObject, ArchiveKeys.archiverName) else { return nil }
         guard scalar(versionObject) == .integer,
-              case .integer(let version) = BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: versionObject),
+              case .integer(let version) = valueOf(versionObject),
               version.int64Value == ArchiveKeys.formatVersion else { return nil }
 
         // $objects.
@@ -121,9 +131,9 @@ struct BinaryArchiveValidator {
                 entries.append(entry)
                 continue
             }
-            guard let entry = classify(object, descriptors: &descriptors) else { return nil }
+            guard let (entry, size) = classify(object, descriptors: &descriptors) else { return nil }
             if let position = Int32(exactly: entries.count) { firstEntry[object] = position }
-            expandedTotal &+= expandedSize(entry)
+            expandedTotal &+= size
             entries.append(entry)
         }
         for entry in entries where entry.kind == .instance {
@@ -141,12 +151,12 @@ struct BinaryArchiveValidator {
             guard value < objectCount, checkFieldScalar(value) else { return nil }
             expandedTotal &+= 1
             let keyString: String
-            guard case .string(let text) = BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: key) else { return nil }
+            guard case .string(let text) = valueOf(key) else { return nil }
             keyString = text
-            topEntries.append(.init(key: keyString, value: BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: value)))
+            topEntries.append(.init(key: keyString, value: valueOf(value)))
         }
         guard expandedTotal <= options.propertyList.maximumExpandedValueCount, payloadTotal <= raw.count else { return nil }
-        return Result(referenceSize: referenceSize, offsets: offsets, entries: entries, descriptors: descriptors,
+        return Result(referenceSize: referenceSize, offsets: Array(offsets), entries: entries, descriptors: descriptors,
                       top: PropertyListDictionary(entries: topEntries))
     }
 
@@ -170,21 +180,22 @@ struct BinaryArchiveValidator {
     // MARK: Objects
 
     /// Classifies one `$objects` entry seen for the first time.
-    private mutating func classify(_ object: Int, descriptors: inout [ArchiveGraph.ClassDescriptor]) -> BinaryArchiveTable.Entry? {
+    private mutating func classify(_ object: Int, descriptors: inout [ArchiveGraph.ClassDescriptor]) -> (entry: BinaryArchiveTable.Entry, size: Int)? {
         let offset = Int(offsets[object])
         let compact = UInt32(truncatingIfNeeded: object)
         if raw[offset] >> 4 != 0xD {
             guard let kind = scalar(object), kind != .null, !isTooLong(object) else { return nil }
-            return .init(object: compact, kind: kind, link: 0)
+            return (.init(object: compact, kind: kind, link: 0), 1)
         }
         guard let dictionary = container(object, marker: 0xD) else { return nil }
+        // The dictionary, its keys, and its values as the tree counts them.
+        var size = 1 &+ dictionary.count
         var classValue = -1, classOccurrences = 0
         var nameValue = -1, nameOccurrences = 0, chainValue = -1, chainOccurrences = 0, hintsValue = -1, hintsOccurrences = 0
         for index in 0..<dictionary.count {
             let key = reference(at: dictionary.payload &+ index &* referenceSize)
-            guard key < objectCount else { return nil }
             let value = reference(at: dictionary.payload &+ (dictionary.count &+ index) &* referenceSize)
-            guard value < objectCount else { return nil }
+            guard key < objectCount, value < objectCount else { return nil }
             switch keyRole(key) {
             case .invalid: return nil
             case .plain: break
@@ -193,35 +204,29 @@ struct BinaryArchiveValidator {
             case .classes: chainValue = value; chainOccurrences &+= 1
             case .classHints: hintsValue = value; hintsOccurrences &+= 1
             }
+            // Fields of objects and the other keys of class dictionaries alike: plain values,
+            // UIDs naming entries, or arrays of them.
+            guard let valueSize = checkField(value) else { return nil }
+            size &+= valueSize
         }
         if classOccurrences > 0 {
-            guard classOccurrences == 1, raw[Int(offsets[classValue])] >> 4 == 0x8, keysAreDistinct(dictionary) else { return nil }
-            for index in 0..<dictionary.count {
-                let value = reference(at: dictionary.payload &+ (dictionary.count &+ index) &* referenceSize)
-                guard checkField(value) else { return nil }
-            }
-            guard case .uid(let classUID) = BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: classValue),
+            guard classOccurrences == 1, raw[Int(offsets[classValue])] >> 4 == 0x8, keysAreDistinct(dictionary),
+                  case .uid(let classUID) = valueOf(classValue),
                   let link = Int32(exactly: classUID.value) else { return nil }
-            return .init(object: compact, kind: .instance, link: link)
+            return (.init(object: compact, kind: .instance, link: link), size)
         }
-        guard nameOccurrences == 1, chainOccurrences == 1, hintsOccurrences <= 1 else { return nil }
-        // Other keys of a class dictionary are ignored, but must be plain values here.
-        for index in 0..<dictionary.count {
-            let value = reference(at: dictionary.payload &+ (dictionary.count &+ index) &* referenceSize)
-            if value == chainValue || value == hintsValue { continue }
-            guard scalar(value) != nil else { return nil }
-        }
-        guard scalar(nameValue) == .string, !isTooLong(nameValue),
+        guard nameOccurrences == 1, chainOccurrences == 1, hintsOccurrences <= 1,
+              scalar(nameValue) == .string, !isTooLong(nameValue),
               let classes = stringArray(chainValue) else { return nil }
         var hints: [String]?
         if hintsOccurrences == 1 {
             guard let names = stringArray(hintsValue) else { return nil }
             hints = names
         }
-        guard case .string(let name) = BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: nameValue),
+        guard case .string(let name) = valueOf(nameValue),
               let slot = Int32(exactly: descriptors.count) else { return nil }
         descriptors.append(ArchiveGraph.ClassDescriptor(name: name, classes: classes, hints: hints))
-        return .init(object: compact, kind: .classDescriptor, link: slot)
+        return (.init(object: compact, kind: .classDescriptor, link: slot), size)
     }
 
     /// `$classes` or `$classhints`: an array of strings within the chain limit.
@@ -232,23 +237,24 @@ struct BinaryArchiveValidator {
         for index in 0..<array.count {
             let element = reference(at: array.payload &+ index &* referenceSize)
             guard element < objectCount, scalar(element) == .string, !isTooLong(element),
-                  case .string(let name) = BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: element) else { return nil }
+                  case .string(let name) = valueOf(element) else { return nil }
             names.append(name)
         }
         return names
     }
 
-    /// A field of an object: a scalar, a UID, or an array of them.
-    private mutating func checkField(_ object: Int) -> Bool {
+    /// A field of an object: a scalar, a UID, or an array of them. Returns the values it
+    /// expands to (1, or 1 plus the elements); nil when it is anything else.
+    private mutating func checkField(_ object: Int) -> Int? {
         if raw[Int(offsets[object])] >> 4 == 0xA {
-            guard let array = container(object, marker: 0xA) else { return false }
+            guard let array = container(object, marker: 0xA) else { return nil }
             for index in 0..<array.count {
                 let element = reference(at: array.payload &+ index &* referenceSize)
-                guard element < objectCount, checkFieldScalar(element) else { return false }
+                guard element < objectCount, checkFieldScalar(element) else { return nil }
             }
-            return true
+            return 1 &+ array.count
         }
-        return checkFieldScalar(object)
+        return checkFieldScalar(object) ? 1 : nil
     }
 
     /// A scalar field or `$top` value: UIDs must name an entry, strings and data fit the limit.
@@ -261,7 +267,7 @@ struct BinaryArchiveValidator {
             // A UID, checked valid by `scalar`: 1 to 8 bytes.
             let offset = Int(offsets[object])
             let width = Int(raw[offset] & 0x0F) &+ 1
-            return UInt64(truncatingIfNeeded: BinaryBigEndian.load(raw, at: offset &+ 1, width: width)) < uidLimit
+            return UInt64(truncatingIfNeeded: BinaryArchiveTable.load(raw, at: offset &+ 1, width: width)) < uidLimit
         default:
             return true
         }
@@ -272,10 +278,10 @@ struct BinaryArchiveValidator {
 
     /// What a dictionary key is: a reserved key, a plain one, or not a valid key at all.
     private mutating func keyRole(_ key: Int) -> KeyRole {
-        let known = keyMemo[key]
+        let known = memo[key].key
         if known != 0, let role = KeyRole(rawValue: known &- 1) { return role }
         var role = KeyRole.invalid
-        if let kind = scalar(key), kind == .string, scalarMemo[key] & Self.tooLong == 0 {
+        if let kind = scalar(key), kind == .string, memo[key].scalar & Self.tooLong == 0 {
             role = .plain
             let header = header(at: Int(offsets[key]))
             if header.marker >> 4 != 0x5 || (header.count > 0 && raw[header.payload] == UInt8(ascii: "$")) {
@@ -285,7 +291,7 @@ struct BinaryArchiveValidator {
                 else if stringEquals(key, ArchiveKeys.classHints) { role = .classHints }
             }
         }
-        keyMemo[key] = role.rawValue &+ 1
+        memo[key].key = role.rawValue &+ 1
         return role
     }
 
@@ -315,10 +321,10 @@ struct BinaryArchiveValidator {
 
     /// A number standing for a checked key's text.
     private mutating func keyText(_ key: Int) -> Int32 {
-        let known = keyIdentity[key]
+        let known = memo[key].identity
         if known >= 0 { return known }
         let text: [UInt8]
-        if case .string(let string) = BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: key) {
+        if case .string(let string) = valueOf(key) {
             text = Array(string.utf8)
         } else {
             text = []
@@ -330,7 +336,7 @@ struct BinaryArchiveValidator {
             identity = Int32(truncatingIfNeeded: keyTexts.count)
             keyTexts[text] = identity
         }
-        keyIdentity[key] = identity
+        memo[key].identity = identity
         return identity
     }
 
@@ -340,25 +346,25 @@ struct BinaryArchiveValidator {
     /// (`.null` stands for a UID); nil for a container or an object this path leaves alone.
     /// Each object is checked once; a string or data over `maximumValueByteCount` is marked.
     private mutating func scalar(_ object: Int) -> BinaryArchiveTable.Kind? {
-        let known = scalarMemo[object]
+        let known = memo[object].scalar
         if known != 0 {
             if known == Self.notScalar { return nil }
             return BinaryArchiveTable.Kind(rawValue: (known & ~Self.tooLong) &- 1)
         }
         guard let kind = checkScalar(object) else {
-            scalarMemo[object] = Self.notScalar
+            memo[object].scalar = Self.notScalar
             return nil
         }
-        var memo = kind.rawValue &+ 1
+        var result = kind.rawValue &+ 1
         if kind == .string || kind == .data {
-            if let length = utf8Length(object), length <= options.maximumValueByteCount {} else { memo |= Self.tooLong }
+            if let length = utf8Length(object), length <= options.maximumValueByteCount {} else { result |= Self.tooLong }
         }
-        scalarMemo[object] = memo
+        memo[object].scalar = result
         return kind
     }
 
     private func isTooLong(_ object: Int) -> Bool {
-        scalarMemo[object] & Self.tooLong != 0
+        memo[object].scalar & Self.tooLong != 0
     }
 
     private mutating func checkScalar(_ object: Int) -> BinaryArchiveTable.Kind? {
@@ -418,8 +424,8 @@ struct BinaryArchiveValidator {
     }
 
     private mutating func countPayload(_ object: Int, _ span: Int) {
-        guard !counted[object] else { return }
-        counted[object] = true
+        guard !memo[object].counted else { return }
+        memo[object].counted = true
         payloadTotal = payloadTotal.addingReportingOverflow(span).overflow ? Int.max : payloadTotal &+ span
     }
 
@@ -434,7 +440,7 @@ struct BinaryArchiveValidator {
         guard intMarker & 0xF0 == 0x10, intMarker & 0x0F <= 3 else { return nil }
         let width = 1 &<< Int(intMarker & 0x0F)
         guard width <= tableStart &- intOffset &- 1 else { return nil }
-        let count = BinaryBigEndian.load(raw, at: intOffset &+ 1, width: width)
+        let count = BinaryArchiveTable.load(raw, at: intOffset &+ 1, width: width)
         guard count >= 0, count <= Int(Int32.max) else { return nil }
         return Header(marker: marker, count: count, payload: intOffset &+ 1 &+ width)
     }
@@ -446,7 +452,12 @@ struct BinaryArchiveValidator {
 
     @inline(__always)
     private func reference(at position: Int) -> Int {
-        BinaryBigEndian.load(raw, at: position, width: referenceSize)
+        BinaryArchiveTable.load(raw, at: position, width: referenceSize)
+    }
+
+    /// The value of a checked scalar or array of scalars.
+    private func valueOf(_ object: Int) -> PropertyListValue {
+        BinaryArchiveTable.value(raw, offsets: UnsafeBufferPointer(offsets), referenceSize: referenceSize, object: object)
     }
 
     /// Whether a checked string object holds exactly `text`.

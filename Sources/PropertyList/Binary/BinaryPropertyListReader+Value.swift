@@ -276,7 +276,7 @@ extension BinaryPropertyListParser {
 package enum BinaryBigEndian {
     /// Loads a `width`-byte (1...8) big-endian unsigned number; widths of 8 bytes with the top
     /// bit set come back negative, which every caller's range check then rejects.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func load(_ bytes: UnsafeRawBufferPointer, at position: Int, width: Int) -> Int {
         switch width {
         case 1: return Int(bytes[position])

@@ -321,7 +321,7 @@ package struct BinaryPropertyListParser {
 
 package enum BinaryText {
     /// Word-at-a-time scan: strings are the bulk of an archive, so this is on the hot path.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var accumulated: UInt64 = 0
         var index = 0
