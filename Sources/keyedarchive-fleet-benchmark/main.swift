@@ -265,8 +265,9 @@ for row in rows where row.operation == "decode" {
     }
 }
 print("")
-print("The property-list stage of our decode (bytes to the PropertyListValue tree, before any archive work), and the")
-print("time a decode may take for 50× (Foundation's decode / 50):")
+print("The value-tree stage (bytes to the PropertyListValue tree, before any archive work): where an XML decode")
+print("starts; a binary decode reads its bytes in place and skips it. Beside it, the time a decode may take for 50×")
+print("(Foundation's decode / 50):")
 for row in rows where row.operation == "decode" {
     guard let parse = parses["\(row.size) \(row.format)"] else { continue }
     let budgetCell = row.plain.map { "; 50× budget \(ms($0.cpu / 50)), parse alone \(String(format: "%.0f %%", 100 * parse.cpu / ($0.cpu / 50))) of it" } ?? ""
