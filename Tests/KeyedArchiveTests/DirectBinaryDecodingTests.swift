@@ -218,3 +218,125 @@ struct SplitMix {
         return value ^ (value >> 31)
     }
 }
+
+/// A bplist00 file written by hand, object by object, for shapes no writer makes.
+enum HandMadeBinaryPlist {
+    static func marker(_ high: UInt8, count: Int) -> [UInt8] {
+        if count < 15 { return [high << 4 | UInt8(count)] }
+        if count < 256 { return [high << 4 | 0xF, 0x10, UInt8(count)] }
+        if count < 65_536 { return [high << 4 | 0xF, 0x11, UInt8(count >> 8), UInt8(count & 0xFF)] }
+        return [high << 4 | 0xF, 0x12] + bigEndian(UInt64(count), width: 4)
+    }
+    static func bigEndian(_ value: UInt64, width: Int) -> [UInt8] {
+        (0..<width).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64(width - 1 - $0))) }
+    }
+    static func ascii(_ text: String) -> [UInt8] { marker(5, count: text.utf8.count) + Array(text.utf8) }
+    static func data(_ bytes: [UInt8]) -> [UInt8] { marker(4, count: bytes.count) + bytes }
+    static func integer(_ value: UInt32) -> [UInt8] { [0x12] + bigEndian(UInt64(value), width: 4) }
+    static func references(_ list: [UInt64], size: Int) -> [UInt8] { list.flatMap { bigEndian($0, width: size) } }
+    static func array(_ list: [UInt64], size: Int) -> [UInt8] { marker(0xA, count: list.count) + references(list, size: size) }
+    static func dictionary(_ keys: [UInt64], _ values: [UInt64], size: Int) -> [UInt8] {
+        marker(0xD, count: keys.count) + references(keys, size: size) + references(values, size: size)
+    }
+
+    /// The file: header, the objects in order (each followed by its `padding`, if any), the
+    /// offset table of 4-byte offsets, the trailer.
+    static func file(_ objects: [[UInt8]], referenceSize: Int = 1, padding: [Int: [UInt8]] = [:]) -> [UInt8] {
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for (index, object) in objects.enumerated() {
+            offsets.append(bytes.count)
+            bytes += object
+            bytes += padding[index] ?? []
+        }
+        let table = bytes.count
+        for offset in offsets { bytes += bigEndian(UInt64(offset), width: 4) }
+        bytes += [0, 0, 0, 0, 0, 0, 4, UInt8(referenceSize)]
+        bytes += bigEndian(UInt64(objects.count), width: 8) + bigEndian(0, width: 8) + bigEndian(UInt64(table), width: 8)
+        return bytes
+    }
+
+    /// An archive whose root is objects 1–4 as keys and 5, 6, 7, 9 as values, `$objects` being
+    /// object 7 and `$top` the empty dictionary 9; `objects` replaces or adds from index 5 on.
+    static func archive(archiver: [UInt8] = ascii("NSKeyedArchiver"), objectList: [UInt64], extra: [[UInt8]] = [],
+                        referenceSize: Int = 1, rootKeys: [UInt64] = [1, 2, 3, 4], padding: [Int: [UInt8]] = [:]) -> [UInt8] {
+        let size = referenceSize
+        return file([dictionary(rootKeys, [5, 6, 7, 9], size: size), ascii("$archiver"), ascii("$version"), ascii("$objects"), ascii("$top"),
+                     archiver, integer(100_000), array(objectList, size: size), ascii("$null"), dictionary([], [], size: size)] + extra,
+                    referenceSize: size, padding: padding)
+    }
+}
+
+extension DirectBinaryDecodingTests {
+    /// Review finding: `$archiver` as data whose bytes and the filler after them spell
+    /// "NSKeyedArchiver" in UTF-16 was read as a string (and a large one read past the file).
+    @Test func archiverThatIsNotAStringIsLeftToTheGraph() throws {
+        let text = Array("NSKeyedArchiver".utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        let spelled = HandMadeBinaryPlist.archive(archiver: HandMadeBinaryPlist.data(Array(text[..<15])), objectList: [8], padding: [5: Array(text[15...])])
+        #expect(throws: ArchiveError.self) { try ArchiveGraph(bytes: spelled) }
+        #expect(BinaryArchiveTable.read(spelled, options: .default) == nil)
+        #expect(!Self.compare(spelled, "data $archiver spelling the name"))
+
+        let large = HandMadeBinaryPlist.archive(archiver: HandMadeBinaryPlist.data([UInt8](repeating: 0x41, count: 1 << 20)), objectList: [8])
+        #expect(BinaryArchiveTable.read(large, options: .default) == nil)
+        #expect(throws: ArchiveError.self) { try KeyedUnarchiver(bytes: large, registry: Fleet.registry) }
+    }
+
+    /// Review finding: with 8-byte references, 0xFFFF_FFFF_FFFF_FFFF loaded as -1 and passed
+    /// every `< objectCount` check (an index before the start of the validator's tables).
+    @Test func negativeEightByteReferencesAreRefused() throws {
+        let minusOne = UInt64.max
+        let inObjects = HandMadeBinaryPlist.archive(objectList: [8, minusOne], referenceSize: 8)
+        let inRootKeys = HandMadeBinaryPlist.archive(objectList: [8], referenceSize: 8, rootKeys: [minusOne, 2, 3, 4])
+        for bytes in [inObjects, inRootKeys] {
+            #expect(BinaryArchiveTable.read(bytes, options: .default) == nil)
+            #expect(throws: ArchiveError.self) { try KeyedUnarchiver(bytes: bytes, registry: Fleet.registry) }
+        }
+        // The same shape with a reference in range is read, so the refusal is the reference's.
+        let valid = HandMadeBinaryPlist.archive(objectList: [8], referenceSize: 8)
+        #expect(Self.compare(valid, "8-byte references"))
+    }
+
+    /// Review finding: one class dictionary listed many times in `$objects` was measured again
+    /// at every listing, and the tree-size budget was checked only at the end (quadratic work
+    /// from a small file). Now the size is remembered and the budget checked as it grows.
+    @Test func repeatedClassDictionaryIsMeasuredOnce() throws {
+        let count = 2048
+        let classDictionary = HandMadeBinaryPlist.dictionary([11, 13] + [UInt64](repeating: 15, count: count - 2),
+                                                             [12, 14] + [UInt64](repeating: 16, count: count - 2), size: 2)
+        let extra = [classDictionary, HandMadeBinaryPlist.ascii("$classname"), HandMadeBinaryPlist.ascii("X"),
+                     HandMadeBinaryPlist.ascii("$classes"), HandMadeBinaryPlist.array([12], size: 2),
+                     HandMadeBinaryPlist.ascii("k"), [0x10, 0x01]]
+        let bytes = HandMadeBinaryPlist.archive(objectList: [8] + [UInt64](repeating: 10, count: count), extra: extra, referenceSize: 2)
+        // Both paths agree on acceptance under the default budget and under one it exceeds.
+        Self.compare(bytes, "one class dictionary listed \(count) times")
+        var tight = ArchiveReadingOptions()
+        tight.propertyList.maximumExpandedValueCount = count * 100
+        #expect(BinaryArchiveTable.read(bytes, options: tight) == nil)
+        #expect(throws: ArchiveError.self) { try ArchiveGraph(bytes: bytes, options: tight) }
+    }
+
+    /// Review finding: many class dictionaries sharing one long `$classes` array each made its
+    /// own copy of the names (1.75 MB of file, 1.15 GB of names). The names of one array are now
+    /// made once and shared.
+    @Test func sharedClassChainsAreReadOnce() throws {
+        let dictionaries = 2000, names = 1024
+        var extra: [[UInt8]] = [HandMadeBinaryPlist.ascii("$classname"), HandMadeBinaryPlist.ascii("X"), HandMadeBinaryPlist.ascii("$classes"),
+                                HandMadeBinaryPlist.array([UInt64](repeating: 11, count: names), size: 2)]
+        // Distinct class dictionaries (objects 14 on), all naming the one array, object 13.
+        extra += [[UInt8]](repeating: HandMadeBinaryPlist.dictionary([10, 12], [11, 13], size: 2), count: dictionaries)
+        let bytes = HandMadeBinaryPlist.archive(objectList: [8] + (0..<dictionaries).map { UInt64(14 + $0) }, extra: extra, referenceSize: 2)
+        #expect(Self.compare(bytes, "\(dictionaries) class dictionaries sharing \(names) names"))
+        let table = try #require(BinaryArchiveTable.read(bytes, options: .default))
+        #expect(table.descriptors.count == dictionaries)
+        let storages = Set(table.descriptors.map { $0.classes.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) } })
+        #expect(storages.count == 1, "each class dictionary made its own copy of the shared names")
+        // The graph path shares them too (it had the same amplification).
+        let graph = try ArchiveGraph(bytes: bytes)
+        let graphStorages = Set(graph.objects.compactMap { object -> Int? in
+            guard case .classDescriptor(let descriptor) = object else { return nil }
+            return descriptor.classes.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) }
+        })
+        #expect(graphStorages.count == 1, "the graph made a copy of the shared names per class dictionary")
+    }
+}

@@ -111,6 +111,7 @@ extension ArchiveGraph {
         }
 
         // First pass: classify every entry; class references are checked once all kinds are known.
+        var chains = SharedChains()
         var objects: [Object] = []
         objects.reserveCapacity(storedObjects.count)
         objects.append(.null)
@@ -139,7 +140,7 @@ extension ArchiveGraph {
                     try Self.checkReferences(in: .dictionary(dictionary), count: count, owner: uid, options: options)
                     objects.append(.instance(Instance(classUID: classUID, storage: dictionary)))
                 } else if dictionary[ArchiveKeys.className] != nil {
-                    objects.append(.classDescriptor(try Self.classDescriptor(dictionary, uid: uid, options: options)))
+                    objects.append(.classDescriptor(try Self.classDescriptor(dictionary, uid: uid, options: options, chains: &chains)))
                 } else {
                     try Self.checkReferences(in: .dictionary(dictionary), count: count, owner: uid, options: options)
                     objects.append(.other(.dictionary(dictionary)))
@@ -273,7 +274,15 @@ extension ArchiveGraph {
         return ArchiveError(.duplicateKey, "key \(key) appears \(occurrences) times in one object\(duplicateNote)", keyPath: objectPath.appending(key: key), uid: uid)
     }
 
-    static func classDescriptor(_ dictionary: PropertyListDictionary, uid: PropertyListUID, options: ArchiveReadingOptions = .default) throws(ArchiveError) -> ClassDescriptor {
+    /// The names of each `$classes`/`$classhints` array already read, by the array's storage: a
+    /// binary file may list one long array in many class dictionaries (the value tree shares it),
+    /// and copying its names for each would turn a small file into a large graph.
+    struct SharedChains {
+        var names: [Int: [String]] = [:]
+    }
+
+    static func classDescriptor(_ dictionary: PropertyListDictionary, uid: PropertyListUID, options: ArchiveReadingOptions,
+                                chains: inout SharedChains) throws(ArchiveError) -> ClassDescriptor {
         for key in [ArchiveKeys.className, ArchiveKeys.classes, ArchiveKeys.classHints] {
             let occurrences = occurrences(of: key, in: dictionary)
             guard occurrences <= 1 else {
@@ -288,18 +297,28 @@ extension ArchiveGraph {
         guard let classesValue = dictionary[ArchiveKeys.classes] else {
             throw ArchiveError(.invalidClassDescriptor, "$classes is missing from the class dictionary of \(name.prefix(64))", uid: uid, classChain: [name])
         }
-        let classes = try stringArray(classesValue, key: ArchiveKeys.classes, uid: uid, name: name, options: options)
+        let classes = try stringArray(classesValue, key: ArchiveKeys.classes, uid: uid, name: name, options: options, chains: &chains)
         var hints: [String]?
         if let hintsValue = dictionary[ArchiveKeys.classHints] {
-            hints = try stringArray(hintsValue, key: ArchiveKeys.classHints, uid: uid, name: name, options: options)
+            hints = try stringArray(hintsValue, key: ArchiveKeys.classHints, uid: uid, name: name, options: options, chains: &chains)
         }
         return ClassDescriptor(name: name, classes: classes, hints: hints)
     }
 
-    private static func stringArray(_ value: PropertyListValue, key: String, uid: PropertyListUID, name: String, options: ArchiveReadingOptions) throws(ArchiveError) -> [String] {
+    private static func stringArray(_ value: PropertyListValue, key: String, uid: PropertyListUID, name: String, options: ArchiveReadingOptions,
+                                    chains: inout SharedChains) throws(ArchiveError) -> [String] {
         guard case .array(let elements) = value else {
             throw ArchiveError(.invalidClassDescriptor, "\(key) is a \(value.kindName), expected an array of strings", uid: uid, classChain: [String(name.prefix(256))])
         }
+        // The same storage is the same array while the tree holding it lives (it does, here).
+        let storage = elements.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) }
+        if storage != 0, let known = chains.names[storage] { return known }
+        let names = try checkedStrings(elements, key: key, uid: uid, name: name, options: options)
+        if storage != 0 { chains.names[storage] = names }
+        return names
+    }
+
+    private static func checkedStrings(_ elements: [PropertyListValue], key: String, uid: PropertyListUID, name: String, options: ArchiveReadingOptions) throws(ArchiveError) -> [String] {
         guard elements.count <= options.maximumClassChainLength else {
             throw ArchiveError(.budgetExceeded, "\(key) lists \(elements.count) names, more than the limit of \(options.maximumClassChainLength) (maximumClassChainLength)",
                                uid: uid, classChain: [String(name.prefix(256))])

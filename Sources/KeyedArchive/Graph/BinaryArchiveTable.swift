@@ -215,8 +215,9 @@ final class BinaryArchiveTable: Sendable {
             }
             return true
         }
-        // A UTF-16 key: rare (Apple's writer stores ASCII keys as ASCII).
-        guard let text = BinaryText.stringFromUTF16BigEndian(UnsafeRawBufferPointer(rebasing: raw[header.payload..<(header.payload &+ header.count &* 2)])) else {
+        // A UTF-16 key: rare (Apple's writer stores ASCII keys as ASCII). Anything else is no
+        // string at all, and its bytes are never read as one.
+        guard header.marker >> 4 == 0x6, let text = BinaryText.stringFromUTF16BigEndian(UnsafeRawBufferPointer(rebasing: raw[header.payload..<(header.payload &+ header.count &* 2)])) else {
             return false
         }
         var copy = text

@@ -41,6 +41,8 @@ struct BinaryArchiveValidator {
     private var uidLimit: UInt64 = 0
     private static let notScalar: UInt8 = 0x3F
     private static let tooLong: UInt8 = 0x40
+    /// The names of each `$classes` or `$classhints` array already read, by binary object.
+    private var chains: [Int: [String]] = [:]
     /// The texts of the keys seen so far, numbered.
     private var keyTexts: [[UInt8]: Int32] = [:]
 
@@ -100,7 +102,7 @@ struct BinaryArchiveValidator {
         }
         // The root, its four keys, and the two scalar values.
         expandedTotal = 1 &+ 4 &+ 2
-        guard scalar(archiverObject) != nil, stringEquals(archiverObject, ArchiveKeys.archiverName) else { return nil }
+        guard scalar(archiverObject) == .string, stringEquals(archiverObject, ArchiveKeys.archiverName) else { return nil }
         guard scalar(versionObject) == .integer,
               case .integer(let version) = valueOf(versionObject),
               version.int64Value == ArchiveKeys.formatVersion else { return nil }
@@ -109,32 +111,38 @@ struct BinaryArchiveValidator {
         guard let objects = container(objectsObject, marker: 0xA) else { return nil }
         guard objects.count >= 1, objects.count <= options.maximumObjectCount else { return nil }
         uidLimit = UInt64(objects.count)
-        expandedTotal &+= 1
+        guard addExpanded(1) else { return nil }
         var entries: [BinaryArchiveTable.Entry] = []
         entries.reserveCapacity(objects.count)
         var descriptors: [ArchiveGraph.ClassDescriptor] = []
         // The entry each binary object was first classified as, so that a shared one is checked once.
         var firstEntry = [Int32](repeating: -1, count: objectCount)
+        // The tree size of each entry, so that a shared one is not measured again.
+        var sizes: [Int] = []
+        sizes.reserveCapacity(objects.count)
         for index in 0..<objects.count {
             let object = reference(at: objects.payload &+ index &* referenceSize)
             guard object < objectCount else { return nil }
             if index == 0 {
                 guard scalar(object) == .string, stringEquals(object, ArchiveKeys.null) else { return nil }
                 entries.append(.init(object: UInt32(truncatingIfNeeded: object), kind: .null, link: 0))
-                expandedTotal &+= 1
+                sizes.append(1)
+                guard addExpanded(1) else { return nil }
                 continue
             }
             let known = Int(firstEntry[object])
             if known >= 0 {
-                let entry = entries[known]
-                expandedTotal &+= expandedSize(entry)
-                entries.append(entry)
+                // Counted on every reference, as the tree counts a shared object: the budget is
+                // checked as it grows, so a small file cannot make this loop long.
+                guard addExpanded(sizes[known]) else { return nil }
+                entries.append(entries[known])
+                sizes.append(sizes[known])
                 continue
             }
-            guard let (entry, size) = classify(object, descriptors: &descriptors) else { return nil }
+            guard let (entry, size) = classify(object, descriptors: &descriptors), addExpanded(size) else { return nil }
             if let position = Int32(exactly: entries.count) { firstEntry[object] = position }
-            expandedTotal &+= size
             entries.append(entry)
+            sizes.append(size)
         }
         for entry in entries where entry.kind == .instance {
             guard entry.link >= 0, Int(entry.link) < entries.count, entries[Int(entry.link)].kind == .classDescriptor else { return nil }
@@ -142,39 +150,35 @@ struct BinaryArchiveValidator {
 
         // $top: references or plain scalars.
         guard let topDictionary = container(topDictionaryObject, marker: 0xD) else { return nil }
-        expandedTotal &+= 1 &+ topDictionary.count
+        guard addExpanded(1 &+ topDictionary.count) else { return nil }
         var topEntries: [PropertyListDictionary.Entry] = []
         topEntries.reserveCapacity(topDictionary.count)
         for index in 0..<topDictionary.count {
             guard let key = keyObject(of: topDictionary, at: index) else { return nil }
             let value = reference(at: topDictionary.payload &+ (topDictionary.count &+ index) &* referenceSize)
-            guard value < objectCount, checkFieldScalar(value) else { return nil }
-            expandedTotal &+= 1
+            guard value < objectCount, checkFieldScalar(value), addExpanded(1) else { return nil }
             let keyString: String
             guard case .string(let text) = valueOf(key) else { return nil }
             keyString = text
             topEntries.append(.init(key: keyString, value: valueOf(value)))
         }
-        guard expandedTotal <= options.propertyList.maximumExpandedValueCount, payloadTotal <= raw.count else { return nil }
+        guard payloadTotal <= raw.count else { return nil }
         return Result(referenceSize: referenceSize, offsets: Array(offsets), entries: entries, descriptors: descriptors,
                       top: PropertyListDictionary(entries: topEntries))
     }
 
-    /// What an entry adds to the tree size: itself, plus keys and values for a dictionary.
-    private func expandedSize(_ entry: BinaryArchiveTable.Entry) -> Int {
-        guard entry.kind == .instance || entry.kind == .classDescriptor else { return 1 }
-        return expandedOfDictionary(Int(entry.object))
+    /// Whether adding `values` would keep the tree size within the budget.
+    private func fitsExpanded(_ values: Int) -> Bool {
+        let (sum, overflow) = expandedTotal.addingReportingOverflow(values)
+        return !overflow && sum <= options.propertyList.maximumExpandedValueCount
     }
 
-    private func expandedOfDictionary(_ object: Int) -> Int {
-        let header = header(at: Int(offsets[object]))
-        var total = 1 &+ header.count
-        for index in 0..<header.count {
-            let value = reference(at: header.payload &+ (header.count &+ index) &* referenceSize)
-            let valueHeader = self.header(at: Int(offsets[value]))
-            total &+= valueHeader.marker >> 4 == 0xA ? 1 &+ valueHeader.count : 1
-        }
-        return total
+    /// Adds to the tree size (saturating, as the reader does) and says whether it is still
+    /// within `maximumExpandedValueCount`.
+    private mutating func addExpanded(_ values: Int) -> Bool {
+        let (sum, overflow) = expandedTotal.addingReportingOverflow(values)
+        expandedTotal = overflow ? Int.max : sum
+        return expandedTotal <= options.propertyList.maximumExpandedValueCount
     }
 
     // MARK: Objects
@@ -215,7 +219,9 @@ struct BinaryArchiveValidator {
                   let link = Int32(exactly: classUID.value) else { return nil }
             return (.init(object: compact, kind: .instance, link: link), size)
         }
+        // Within the budget before any name is made (the caller adds `size` next).
         guard nameOccurrences == 1, chainOccurrences == 1, hintsOccurrences <= 1,
+              fitsExpanded(size),
               scalar(nameValue) == .string, !isTooLong(nameValue),
               let classes = stringArray(chainValue) else { return nil }
         var hints: [String]?
@@ -231,6 +237,8 @@ struct BinaryArchiveValidator {
 
     /// `$classes` or `$classhints`: an array of strings within the chain limit.
     private mutating func stringArray(_ object: Int) -> [String]? {
+        // Class dictionaries may share one `$classes` array: its names are made once.
+        if let known = chains[object] { return known }
         guard let array = container(object, marker: 0xA), array.count <= options.maximumClassChainLength else { return nil }
         var names: [String] = []
         names.reserveCapacity(array.count)
@@ -240,6 +248,7 @@ struct BinaryArchiveValidator {
                   case .string(let name) = valueOf(element) else { return nil }
             names.append(name)
         }
+        chains[object] = names
         return names
     }
 
@@ -452,7 +461,10 @@ struct BinaryArchiveValidator {
 
     @inline(__always)
     private func reference(at position: Int) -> Int {
-        BinaryArchiveTable.load(raw, at: position, width: referenceSize)
+        // An 8-byte reference with the top bit set loads negative: make it fail every
+        // `< objectCount` check rather than index backwards.
+        let reference = BinaryArchiveTable.load(raw, at: position, width: referenceSize)
+        return reference >= 0 ? reference : Int.max
     }
 
     /// The value of a checked scalar or array of scalars.
