@@ -340,3 +340,86 @@ extension DirectBinaryDecodingTests {
         #expect(graphStorages.count == 1, "the graph made a copy of the shared names per class dictionary")
     }
 }
+
+/// Files for the second review: like `HandMadeBinaryPlist.archive`, with `$top` given, and with
+/// extra offset-table entries pointing at the bytes of existing objects (objects sharing bytes).
+enum AliasedBinaryPlist {
+    typealias P = HandMadeBinaryPlist
+
+    static func archive(objectList: [UInt64], extra: [[UInt8]], topKeys: [UInt64] = [], topValues: [UInt64] = [],
+                        aliases: [Int] = [], referenceSize size: Int = 2) -> [UInt8] {
+        let objects: [[UInt8]] = [P.dictionary([1, 2, 3, 4], [5, 6, 7, 9], size: size), P.ascii("$archiver"), P.ascii("$version"),
+                                  P.ascii("$objects"), P.ascii("$top"), P.ascii("NSKeyedArchiver"), P.integer(100_000),
+                                  P.array(objectList, size: size), P.ascii("$null"), P.dictionary(topKeys, topValues, size: size)] + extra
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for object in objects {
+            offsets.append(bytes.count)
+            bytes += object
+        }
+        offsets += aliases.map { offsets[$0] }
+        let table = bytes.count
+        for offset in offsets { bytes += P.bigEndian(UInt64(offset), width: 4) }
+        bytes += [0, 0, 0, 0, 0, 0, 4, UInt8(size)]
+        bytes += P.bigEndian(UInt64(offsets.count), width: 8) + P.bigEndian(0, width: 8) + P.bigEndian(UInt64(table), width: 8)
+        return bytes
+    }
+
+    /// Distinct storages among long strings: where their UTF-8 bytes live.
+    static func storages(_ strings: [String]) -> Int {
+        Set(strings.map { text in text.utf8.withContiguousStorageIfAvailable { Int(bitPattern: $0.baseAddress) } ?? -1 }).count
+    }
+}
+
+extension DirectBinaryDecodingTests {
+    /// Second review: many offset-table entries at one long string, all in `$objects`. The reader
+    /// refuses at the second copy (decoded contents past the file size); the table checked that
+    /// only at the end, after scanning the string once per alias. Both now refuse at once (the
+    /// cost is documented, not timed here).
+    @Test func aliasedLongStringIsRefusedByBoth() throws {
+        let aliases = 300
+        let bytes = AliasedBinaryPlist.archive(objectList: [8, 10] + (0..<aliases).map { UInt64(11 + $0) },
+                                               extra: [HandMadeBinaryPlist.ascii(String(repeating: "a", count: 64 << 10))],
+                                               aliases: [Int](repeating: 10, count: aliases))
+        #expect(throws: ArchiveError.self) { try ArchiveGraph(bytes: bytes) }
+        #expect(BinaryArchiveTable.read(bytes, options: .default) == nil)
+    }
+
+    /// Second review: one object whose fields all name one array was walked fields × elements
+    /// times before the tree-size budget was checked; the budget is now checked per field.
+    @Test func fieldsSharingOneArrayMeetTheBudgetPerField() throws {
+        var tight = ArchiveReadingOptions()
+        tight.propertyList.maximumExpandedValueCount = 10_000
+        let side = 1000
+        let extra: [[UInt8]] = [HandMadeBinaryPlist.dictionary([UInt64](repeating: 11, count: side), [UInt64](repeating: 12, count: side), size: 2),
+                                HandMadeBinaryPlist.ascii("k"), HandMadeBinaryPlist.array([UInt64](repeating: 13, count: side), size: 2), [0x10, 0x01]]
+        let bytes = AliasedBinaryPlist.archive(objectList: [8, 10], extra: extra)
+        #expect(throws: ArchiveError.self) { try ArchiveGraph(bytes: bytes, options: tight) }
+        #expect(BinaryArchiveTable.read(bytes, options: tight) == nil)
+    }
+
+    /// Second review: a long string named many times (in `$classes`, as `$classname`, in `$top`,
+    /// by several `$objects` entries) was made once per reference; the value tree shares one.
+    @Test func longStringNamedManyTimesIsMadeOnce() throws {
+        let length = 16 << 10, names = 200, classDictionaries = 20, topEntries = 50
+        // 10: class dictionary; 11 "$classname"; 12 the long string; 13 "$classes"; 14 an array naming
+        // 12 `names` times; 15 unused; 16 the chain [12]; 17 the `$top` key "k"; 18…: class dictionaries.
+        let extra = [HandMadeBinaryPlist.dictionary([11, 13], [12, 14], size: 2), HandMadeBinaryPlist.ascii("$classname"),
+                     HandMadeBinaryPlist.ascii(String(repeating: "N", count: length)), HandMadeBinaryPlist.ascii("$classes"),
+                     HandMadeBinaryPlist.array([UInt64](repeating: 12, count: names), size: 2), HandMadeBinaryPlist.ascii("unused"),
+                     HandMadeBinaryPlist.array([12], size: 2), HandMadeBinaryPlist.ascii("k")]
+            + [[UInt8]](repeating: HandMadeBinaryPlist.dictionary([11, 13], [12, 16], size: 2), count: classDictionaries)
+        let bytes = AliasedBinaryPlist.archive(objectList: [8, 10, 12, 12] + (0..<classDictionaries).map { UInt64(18 + $0) }, extra: extra,
+                                               topKeys: [UInt64](repeating: 17, count: topEntries), topValues: [UInt64](repeating: 12, count: topEntries))
+        #expect(Self.compare(bytes, "a long string named many times"))
+        let table = try #require(BinaryArchiveTable.read(bytes, options: .default))
+        #expect(AliasedBinaryPlist.storages(table.descriptors[0].classes) == 1)
+        #expect(AliasedBinaryPlist.storages(table.descriptors.map(\.name)) == 1)
+        #expect(AliasedBinaryPlist.storages(table.top.entries.compactMap { if case .string(let text) = $0.value { return text } else { return nil } }) == 1)
+        // Typed decoding reads the same entry, and two entries naming one object, as one value.
+        let store = ArchiveObjectStore.binary(table)
+        let read = [2, 3, 2].compactMap { uid -> String? in if case .string(let text) = store.object(uid) { return text } else { return nil } }
+        #expect(read.count == 3)
+        #expect(AliasedBinaryPlist.storages(read) == 1)
+    }
+}

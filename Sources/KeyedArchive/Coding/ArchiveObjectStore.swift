@@ -15,6 +15,7 @@ enum ArchiveObjectStore {
     }
 
     /// The entry at a UID already checked to be in range.
+    @inline(__always)
     func object(_ uid: Int) -> ArchiveObjectView {
         switch self {
         case .graph(let graph):
@@ -53,6 +54,7 @@ enum ArchiveObjectStore {
     }
 
     /// The instance at `uid` with its class dictionary; nil for anything else.
+    @inline(__always)
     func instance(_ uid: Int) -> (instance: ArchiveInstanceView, descriptor: ArchiveGraph.ClassDescriptor)? {
         switch self {
         case .graph(let graph):
@@ -132,6 +134,7 @@ struct ArchiveFields {
     }
 
     /// The value under a stored key (the last one, should the key repeat).
+    @inline(__always)
     subscript(storedKey: String) -> PropertyListValue? {
         switch storage {
         case .tree(let dictionary): return dictionary[storedKey]

@@ -13,8 +13,9 @@ import PropertyList
 /// them, class dictionaries) and checks every limit the usual path checks. Anything else —
 /// including every faulty file — returns nil, and the caller takes the usual path, which gives
 /// the canonical error. The two paths are compared in `DirectBinaryDecodingTests` and by the
-/// `typed` fuzz target.
-final class BinaryArchiveTable: Sendable {
+/// `archive` fuzz target. Not `Sendable`: it keeps the long values it has made, and belongs to one
+/// decode as its session does.
+final class BinaryArchiveTable {
     enum Kind: UInt8 {
         case null, string, integer, real, bool, data, date, instance, classDescriptor
     }
@@ -60,10 +61,43 @@ final class BinaryArchiveTable: Sendable {
 
     // MARK: Reading validated objects
 
+    /// Strings and data too long to be stored inline, made once per binary object: entries,
+    /// fields and array elements that name one object share one value, as in the value tree
+    /// (made anew each time, one long string listed many times would be copied as many times).
+    /// Confined, like the decoding session that owns this table, to one decode.
+    private var madeValues: [Int: PropertyListValue] = [:]
+
     /// The value of a validated binary object that is a scalar or an array of scalars.
     func value(ofObject object: Int) -> PropertyListValue {
+        let header = bytes.withUnsafeBytes { raw in Self.header(raw, at: Int(objectOffsets[object])) }
+        switch header.marker >> 4 {
+        case 0x4, 0x5, 0x6:
+            // Short ones are inline in the value: nothing to share.
+            guard header.count > 15 else { return makeValue(object) }
+            if let known = madeValues[object] { return known }
+            let made = makeValue(object)
+            madeValues[object] = made
+            return made
+        case 0xA:
+            var elements: [PropertyListValue] = []
+            elements.reserveCapacity(header.count)
+            for (_, element) in arrayElements(header) { elements.append(value(ofObject: element)) }
+            return .array(elements)
+        default:
+            return makeValue(object)
+        }
+    }
+
+    private func makeValue(_ object: Int) -> PropertyListValue {
         bytes.withUnsafeBytes { raw in
             objectOffsets.withUnsafeBufferPointer { Self.value(raw, offsets: $0, referenceSize: referenceSize, object: object) }
+        }
+    }
+
+    /// The element objects of a validated array, by position.
+    private func arrayElements(_ header: Header) -> [(Int, Int)] {
+        bytes.withUnsafeBytes { raw in
+            (0..<header.count).map { ($0, Self.load(raw, at: header.payload &+ $0 &* referenceSize, width: referenceSize)) }
         }
     }
 

@@ -43,6 +43,8 @@ struct BinaryArchiveValidator {
     private static let tooLong: UInt8 = 0x40
     /// The names of each `$classes` or `$classhints` array already read, by binary object.
     private var chains: [Int: [String]] = [:]
+    /// Strings and data already made, by binary object, so that one made for many references is shared.
+    private var madeValues: [Int: PropertyListValue] = [:]
     /// The texts of the keys seen so far, numbered.
     private var keyTexts: [[UInt8]: Int32] = [:]
 
@@ -158,9 +160,9 @@ struct BinaryArchiveValidator {
             let value = reference(at: topDictionary.payload &+ (topDictionary.count &+ index) &* referenceSize)
             guard value < objectCount, checkFieldScalar(value), addExpanded(1) else { return nil }
             let keyString: String
-            guard case .string(let text) = valueOf(key) else { return nil }
+            guard case .string(let text) = sharedValue(key) else { return nil }
             keyString = text
-            topEntries.append(.init(key: keyString, value: valueOf(value)))
+            topEntries.append(.init(key: keyString, value: sharedValue(value)))
         }
         guard payloadTotal <= raw.count else { return nil }
         return Result(referenceSize: referenceSize, offsets: Array(offsets), entries: entries, descriptors: descriptors,
@@ -212,6 +214,7 @@ struct BinaryArchiveValidator {
             // UIDs naming entries, or arrays of them.
             guard let valueSize = checkField(value) else { return nil }
             size &+= valueSize
+            guard fitsExpanded(size) else { return nil }
         }
         if classOccurrences > 0 {
             guard classOccurrences == 1, raw[Int(offsets[classValue])] >> 4 == 0x8, keysAreDistinct(dictionary),
@@ -229,7 +232,7 @@ struct BinaryArchiveValidator {
             guard let names = stringArray(hintsValue) else { return nil }
             hints = names
         }
-        guard case .string(let name) = valueOf(nameValue),
+        guard case .string(let name) = sharedValue(nameValue),
               let slot = Int32(exactly: descriptors.count) else { return nil }
         descriptors.append(ArchiveGraph.ClassDescriptor(name: name, classes: classes, hints: hints))
         return (.init(object: compact, kind: .classDescriptor, link: slot), size)
@@ -245,7 +248,7 @@ struct BinaryArchiveValidator {
         for index in 0..<array.count {
             let element = reference(at: array.payload &+ index &* referenceSize)
             guard element < objectCount, scalar(element) == .string, !isTooLong(element),
-                  case .string(let name) = valueOf(element) else { return nil }
+                  case .string(let name) = sharedValue(element) else { return nil }
             names.append(name)
         }
         chains[object] = names
@@ -401,7 +404,7 @@ struct BinaryArchiveValidator {
             let body = UnsafeRawBufferPointer(rebasing: raw[header.payload..<(header.payload &+ span)])
             if marker >> 4 == 0x5 { guard BinaryText.isASCII(body) else { return nil } }
             if marker >> 4 == 0x6 { guard Self.utf16ToUTF8Length(body) != nil else { return nil } }
-            countPayload(object, span)
+            guard countPayload(object, span) else { return nil }
             return marker >> 4 == 0x4 ? .data : .string
         case 0x8:
             guard marker & 0x0F <= 7, Int(marker & 0x0F) &+ 1 <= available else { return nil }
@@ -421,7 +424,7 @@ struct BinaryArchiveValidator {
         let children = expected == 0xD ? header.count &* 2 : header.count
         let (span, overflow) = children.multipliedReportingOverflow(by: referenceSize)
         guard !overflow, span <= tableStart &- header.payload else { return nil }
-        countPayload(object, span)
+        guard countPayload(object, span) else { return nil }
         return header
     }
 
@@ -432,10 +435,12 @@ struct BinaryArchiveValidator {
         return key
     }
 
-    private mutating func countPayload(_ object: Int, _ span: Int) {
-        guard !memo[object].counted else { return }
+    @discardableResult
+    private mutating func countPayload(_ object: Int, _ span: Int) -> Bool {
+        guard !memo[object].counted else { return true }
         memo[object].counted = true
         payloadTotal = payloadTotal.addingReportingOverflow(span).overflow ? Int.max : payloadTotal &+ span
+        return payloadTotal <= raw.count
     }
 
     /// The count after a marker, as the reader reads it; nil where the reader would fail.
@@ -465,6 +470,14 @@ struct BinaryArchiveValidator {
         // `< objectCount` check rather than index backwards.
         let reference = BinaryArchiveTable.load(raw, at: position, width: referenceSize)
         return reference >= 0 ? reference : Int.max
+    }
+
+    /// The value of a checked scalar, made once per binary object.
+    private mutating func sharedValue(_ object: Int) -> PropertyListValue {
+        if let known = madeValues[object] { return known }
+        let value = valueOf(object)
+        madeValues[object] = value
+        return value
     }
 
     /// The value of a checked scalar or array of scalars.
