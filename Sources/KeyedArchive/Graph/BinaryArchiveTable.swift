@@ -194,20 +194,6 @@ final class BinaryArchiveTable {
         return ""
     }
 
-    /// Whether two validated string objects hold the same text (by Unicode scalars).
-    func stringObjects(_ first: Int, _ second: Int) -> Bool {
-        if first == second { return true }
-        return bytes.withUnsafeBytes { raw in
-            let left = Self.header(raw, at: Int(objectOffsets[first]))
-            let right = Self.header(raw, at: Int(objectOffsets[second]))
-            if left.marker >> 4 == 0x5, right.marker >> 4 == 0x5 {
-                guard left.count == right.count else { return false }
-                return memcmpEqual(raw, left.payload, right.payload, left.count)
-            }
-            return string(ofObject: first).isExactlyEqualTo(string(ofObject: second))
-        }
-    }
-
     // MARK: Byte-level helpers (on validated objects)
 
     struct Header {
@@ -307,14 +293,4 @@ final class BinaryArchiveTable {
             return .bool(false)
         }
     }
-}
-
-@inline(__always)
-private func memcmpEqual(_ raw: UnsafeRawBufferPointer, _ first: Int, _ second: Int, _ count: Int) -> Bool {
-    var index = 0
-    while index < count {
-        if raw[first &+ index] != raw[second &+ index] { return false }
-        index &+= 1
-    }
-    return true
 }
