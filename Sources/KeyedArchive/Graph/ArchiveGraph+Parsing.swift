@@ -175,18 +175,7 @@ extension ArchiveGraph {
     }
 
     static func describeKind(_ object: Object) -> String {
-        switch object {
-        case .null: return "$null"
-        case .string: return "a string"
-        case .integer: return "an integer"
-        case .real: return "a real"
-        case .bool: return "a boolean"
-        case .data: return "data"
-        case .date: return "a date"
-        case .instance: return "an object"
-        case .classDescriptor: return "a class dictionary"
-        case .other(let value): return "a plain \(value.kindName)"
-        }
+        ArchiveObjectView(object).kindDescription
     }
 
     static func checkLength(_ length: Int, of kind: String, options: ArchiveReadingOptions, uid: PropertyListUID?) throws(ArchiveError) {

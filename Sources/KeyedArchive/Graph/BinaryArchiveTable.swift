@@ -81,7 +81,7 @@ final class BinaryArchiveTable {
         case 0xA:
             var elements: [PropertyListValue] = []
             elements.reserveCapacity(header.count)
-            for (_, element) in arrayElements(header) { elements.append(value(ofObject: element)) }
+            for element in arrayElements(header) { elements.append(value(ofObject: element)) }
             return .array(elements)
         default:
             return makeValue(object)
@@ -94,10 +94,10 @@ final class BinaryArchiveTable {
         }
     }
 
-    /// The element objects of a validated array, by position.
-    private func arrayElements(_ header: Header) -> [(Int, Int)] {
+    /// The element objects of a validated array, in order.
+    private func arrayElements(_ header: Header) -> [Int] {
         bytes.withUnsafeBytes { raw in
-            (0..<header.count).map { ($0, Self.load(raw, at: header.payload &+ $0 &* referenceSize, width: referenceSize)) }
+            (0..<header.count).map { Self.load(raw, at: header.payload &+ $0 &* referenceSize, width: referenceSize) }
         }
     }
 

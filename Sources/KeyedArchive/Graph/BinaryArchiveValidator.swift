@@ -15,6 +15,8 @@ struct BinaryArchiveValidator {
 
     private let raw: UnsafeRawBufferPointer
     private let options: ArchiveReadingOptions
+    /// The property-list reader, for its trailer and count rules.
+    private var parser: BinaryPropertyListParser
     private var referenceSize = 1
     private var objectCount = 0
     private var tableStart = 0
@@ -55,16 +57,12 @@ struct BinaryArchiveValidator {
     init(raw: UnsafeRawBufferPointer, options: ArchiveReadingOptions) {
         self.raw = raw
         self.options = options
+        parser = BinaryPropertyListParser(bytes: raw, options: options.propertyList)
     }
 
-    private struct Header {
-        var marker: UInt8
-        var count: Int
-        var payload: Int
-    }
+    private typealias Header = BinaryArchiveTable.Header
 
     mutating func validate() -> Result? {
-        var parser = BinaryPropertyListParser(bytes: raw, options: options.propertyList)
         guard raw.count <= Int(UInt32.max), let (offsetSize, topObject) = try? parser.parseTrailer() else { return nil }
         referenceSize = parser.objectRefSize
         objectCount = parser.objectCount
@@ -445,23 +443,12 @@ struct BinaryArchiveValidator {
 
     /// The count after a marker, as the reader reads it; nil where the reader would fail.
     private func countedHeader(at offset: Int) -> Header? {
-        let marker = raw[offset]
-        let nibble = Int(marker & 0x0F)
-        if nibble != 0x0F { return Header(marker: marker, count: nibble, payload: offset &+ 1) }
-        let intOffset = offset &+ 1
-        guard intOffset < tableStart else { return nil }
-        let intMarker = raw[intOffset]
-        guard intMarker & 0xF0 == 0x10, intMarker & 0x0F <= 3 else { return nil }
-        let width = 1 &<< Int(intMarker & 0x0F)
-        guard width <= tableStart &- intOffset &- 1 else { return nil }
-        let count = BinaryArchiveTable.load(raw, at: intOffset &+ 1, width: width)
-        guard count >= 0, count <= Int(Int32.max) else { return nil }
-        return Header(marker: marker, count: count, payload: intOffset &+ 1 &+ width)
+        guard let (count, payload) = try? parser.readContainerCount(marker: raw[offset], at: offset) else { return nil }
+        return Header(marker: raw[offset], count: count, payload: payload)
     }
 
     private func header(at offset: Int) -> Header {
-        let table = BinaryArchiveTable.header(raw, at: offset)
-        return Header(marker: table.marker, count: table.count, payload: table.payload)
+        BinaryArchiveTable.header(raw, at: offset)
     }
 
     @inline(__always)

@@ -148,7 +148,7 @@ package struct BinaryPropertyListParser {
     /// Reads the count that follows a marker: the low nibble, or an integer object after it when the nibble is 0xF.
     /// Returns the count and the offset of the first payload byte.
     @inline(__always)
-    func readContainerCount(marker: UInt8, at offset: Int) throws(PropertyListError) -> (count: Int, payload: Int) {
+    package func readContainerCount(marker: UInt8, at offset: Int) throws(PropertyListError) -> (count: Int, payload: Int) {
         try readCount(marker: marker, at: offset)
     }
 

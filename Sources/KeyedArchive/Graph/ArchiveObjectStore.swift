@@ -19,19 +19,7 @@ enum ArchiveObjectStore {
     func object(_ uid: Int) -> ArchiveObjectView {
         switch self {
         case .graph(let graph):
-            switch graph.objects[uid] {
-            case .null: return .null
-            case .string(let string): return .string(string)
-            case .integer(let integer): return .integer(integer)
-            case .real(let real): return .real(real)
-            case .bool(let flag): return .bool(flag)
-            case .data(let bytes): return .data(bytes)
-            case .date(let date): return .date(date)
-            case .instance(let instance):
-                return .instance(ArchiveInstanceView(classUID: Int(truncatingIfNeeded: instance.classUID.value), fields: ArchiveFields(instance.storage)))
-            case .classDescriptor(let descriptor): return .classDescriptor(descriptor)
-            case .other(let value): return .other(value)
-            }
+            return ArchiveObjectView(graph.objects[uid])
         case .binary(let table):
             let entry = table.entries[uid]
             switch entry.kind {
@@ -78,18 +66,9 @@ enum ArchiveObjectStore {
 
     /// "an object of class X", "a string", …: for "expected …, found …" messages.
     func describe(_ uid: Int) -> String {
-        switch object(uid) {
-        case .null: return "$null"
-        case .string: return "a string"
-        case .integer: return "an integer"
-        case .real: return "a real"
-        case .bool: return "a boolean"
-        case .data: return "data"
-        case .date: return "a date"
-        case .instance: return "an object of class \(classDescriptor(of: uid)?.name ?? "?")"
-        case .classDescriptor: return "a class dictionary"
-        case .other(let value): return "a plain \(value.kindName)"
-        }
+        let view = object(uid)
+        if case .instance = view { return "an object of class \(classDescriptor(of: uid)?.name ?? "?")" }
+        return view.kindDescription
     }
 }
 
@@ -105,6 +84,39 @@ enum ArchiveObjectView {
     case instance(ArchiveInstanceView)
     case classDescriptor(ArchiveGraph.ClassDescriptor)
     case other(PropertyListValue)
+
+    /// A graph's entry as typed decoding sees it.
+    init(_ object: ArchiveGraph.Object) {
+        switch object {
+        case .null: self = .null
+        case .string(let string): self = .string(string)
+        case .integer(let integer): self = .integer(integer)
+        case .real(let real): self = .real(real)
+        case .bool(let flag): self = .bool(flag)
+        case .data(let bytes): self = .data(bytes)
+        case .date(let date): self = .date(date)
+        case .instance(let instance):
+            self = .instance(ArchiveInstanceView(classUID: Int(truncatingIfNeeded: instance.classUID.value), fields: ArchiveFields(instance.storage)))
+        case .classDescriptor(let descriptor): self = .classDescriptor(descriptor)
+        case .other(let value): self = .other(value)
+        }
+    }
+
+    /// "a string", "an object", …: what the entry is, for messages.
+    var kindDescription: String {
+        switch self {
+        case .null: return "$null"
+        case .string: return "a string"
+        case .integer: return "an integer"
+        case .real: return "a real"
+        case .bool: return "a boolean"
+        case .data: return "data"
+        case .date: return "a date"
+        case .instance: return "an object"
+        case .classDescriptor: return "a class dictionary"
+        case .other(let value): return "a plain \(value.kindName)"
+        }
+    }
 }
 
 /// An object with a class: the UID of its class dictionary and its stored fields.
@@ -142,19 +154,13 @@ struct ArchiveFields {
         }
     }
 
-    /// The references of an array of UIDs under a stored key; nil when absent or anything else
-    /// (the caller then reads the value to say what it is).
+    /// The references of an array of UIDs under a stored key, read without making the array's
+    /// values; nil when absent, anything else, or already made (the caller then reads the value).
     func references(forStoredKey storedKey: String) -> [ArchiveReference]? {
         switch storage {
-        case .tree(let dictionary):
-            guard case .array(let elements)? = dictionary[storedKey] else { return nil }
-            var references: [ArchiveReference] = []
-            references.reserveCapacity(elements.count)
-            for element in elements {
-                guard case .uid(let uid) = element else { return nil }
-                references.append(ArchiveReference(uid: uid))
-            }
-            return references
+        case .tree:
+            // The value is already made: the caller's general path reads it.
+            return nil
         case .binary(let table, let dictionary):
             return table.references(storedKey, inDictionary: dictionary)
         }
