@@ -61,15 +61,27 @@ final class ArchiveDecodingSession {
         /// `deferredPaths` and how long it is (one shared log rather than an array per reference).
         var deferred: [(pathStart: Int, pathCount: Int, work: () throws(ArchiveError) -> Void)] = []
         var deferredPaths: [ArchiveKeyPath.Component] = []
+        /// While a back-reference resolves, the path of its object: a range of `deferredPaths`
+        /// that `keyPath` puts before `path`, so that nothing is copied unless an error is made.
+        var pathPrefix: Range<Int> = 0..<0
     }
     private static let classLookupUnknown: Int32 = -2
     private static let classLookupNone: Int32 = -1
     private let state: UnsafeMutablePointer<State>
 
+    /// The store when it is a binary table, for the fast paths below (a `let`, so reading it
+    /// costs no pattern match and no retain).
+    let binaryTable: BinaryArchiveTable?
+    private let admitsPlainStrings: Bool
+    private let admitsPlainIntegers: Bool
+
     init(store: ArchiveObjectStore, registry: ArchiveRegistry, options: ArchiveReadingOptions) {
         self.store = store
         self.registry = registry
         self.options = options
+        if case .binary(let table) = store { binaryTable = table } else { binaryTable = nil }
+        admitsPlainStrings = registry.primitives.contains(.strings)
+        admitsPlainIntegers = registry.primitives.contains(.integers)
         let count = store.count
         state = .allocate(capacity: 1)
         state.initialize(to: State(objectStates: [ObjectState](repeating: .untouched, count: count),
@@ -124,17 +136,16 @@ final class ArchiveDecodingSession {
         return Int32(family.entry * 2 + (family.includesDescendants ? 1 : 0))
     }
 
-    var path: [ArchiveKeyPath.Component] {
-        get { state.pointee.path }
-        set { state.pointee.path = newValue }
-    }
-
     var failed: Bool {
         get { state.pointee.failed }
         set { state.pointee.failed = newValue }
     }
 
-    var keyPath: ArchiveKeyPath { ArchiveKeyPath(path) }
+    var keyPath: ArchiveKeyPath {
+        let prefix = state.pointee.pathPrefix
+        guard !prefix.isEmpty else { return ArchiveKeyPath(state.pointee.path) }
+        return ArchiveKeyPath(Array(state.pointee.deferredPaths[prefix]) + state.pointee.path)
+    }
 
     func error(_ code: ArchiveError.Code, _ message: String, uid: Int? = nil, classChain: [String] = []) -> ArchiveError {
         ArchiveError(code, message, keyPath: keyPath, uid: uid.map { PropertyListUID(UInt64($0)) }, classChain: classChain)
@@ -180,12 +191,47 @@ final class ArchiveDecodingSession {
         return Int(uid.value)
     }
 
+    // MARK: Fast paths for binary tables
+
+    // The common field — a reference to a plain string or integer — read from a binary table
+    // without making values or views. Each answers nil when anything is unusual (another kind
+    // of entry, a primitive the policy refuses, a spent visit budget), and the caller then takes
+    // the general path, which says what is wrong. A visit is counted only on success, so the
+    // general path never counts one reference twice.
+
+    /// The string of the plain string entry at `uid` (a UID already read from a validated field).
+    @inline(__always)
+    func plainString(at uid: Int) -> String? {
+        guard let table = binaryTable, uid < table.count, admitsPlainStrings,
+              state.pointee.visitCount < options.maximumVisitCount,
+              let string = table.plainString(entry: uid) else { return nil }
+        state.pointee.visitCount += 1
+        return string
+    }
+
+    /// The same for a UID that `index(_:)` has already checked and counted.
+    @inline(__always)
+    func indexedPlainString(_ uid: Int) -> String? {
+        guard let table = binaryTable, admitsPlainStrings else { return nil }
+        return table.plainString(entry: uid)
+    }
+
+    /// The value of the plain integer entry at `uid`.
+    @inline(__always)
+    func plainInteger(at uid: Int) -> Int64? {
+        guard let table = binaryTable, uid < table.count, admitsPlainIntegers,
+              state.pointee.visitCount < options.maximumVisitCount,
+              let value = table.plainInteger(entry: uid) else { return nil }
+        state.pointee.visitCount += 1
+        return value
+    }
+
     /// Checks a plain `$objects` value (no class to check) against the registry's primitive
     /// policy. The caller has already established that the requested type maps to it.
-    func admitPrimitive(_ kind: ArchivePrimitivePolicy, uid: Int, requested: String) throws(ArchiveError) {
+    func admitPrimitive(_ kind: ArchivePrimitivePolicy, uid: Int, requested: @autoclosure () -> String) throws(ArchiveError) {
         guard registry.primitives.contains(kind) else {
             let name = ArchivePrimitivePolicy.names.first { $0.kind == kind }?.name ?? "values"
-            throw ArchiveError(.classNotAllowed, "\(describe(uid)) for \(requested), but the registry's primitive policy does not admit plain \(name)",
+            throw ArchiveError(.classNotAllowed, "\(describe(uid)) for \(requested()), but the registry's primitive policy does not admit plain \(name)",
                                keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), remedy: "registry.primitives.insert(.\(name))")
         }
     }
@@ -201,7 +247,7 @@ final class ArchiveDecodingSession {
 
     /// The instance at `uid` if its archived class is one of the Foundation class `kind`'s
     /// admitted names; nil if `uid` holds a plain value (the caller decides about those).
-    func foundationInstance(_ uid: Int, kind: FoundationClass, requested: String) throws(ArchiveError) -> ArchiveInstanceView? {
+    func foundationInstance(_ uid: Int, kind: FoundationClass, requested: @autoclosure () -> String) throws(ArchiveError) -> ArchiveInstanceView? {
         guard case .instance = store.object(uid) else { return nil }
         guard let (instance, descriptor) = store.instance(uid) else {
             throw error(.invalidClassReference, "$class does not refer to a class dictionary", uid: uid)
@@ -210,7 +256,7 @@ final class ArchiveDecodingSession {
         if let found = foundationClass(classUID: classUID, name: descriptor.name) {
             guard found == kind else {
                 let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
-                throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is a Foundation \(found.rawValue), not admitted for \(requested) (accepted: \(accepted))",
+                throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is a Foundation \(found.rawValue), not admitted for \(requested()) (accepted: \(accepted))",
                                    keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes)
             }
             try checkKeysAreUnique(instance.fields, uid: uid)
@@ -222,7 +268,7 @@ final class ArchiveDecodingSession {
             return instance
         }
         let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
-        throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is not admitted for \(requested) (accepted: \(accepted))",
+        throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is not admitted for \(requested()) (accepted: \(accepted))",
                            keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
                            remedy: registry.entry(named: descriptor.name) == nil ? ArchiveRegistry.remedy(admitting: descriptor.name, kind: kind) : nil)
     }
@@ -305,10 +351,14 @@ final class ArchiveDecodingSession {
         return try cast(value, to: T.self, uid: uid, className: descriptor.name)
     }
 
-    /// Takes `Any`, not `Any?`: a cast out of an optional costs an `Optional<T>` metadata
-    /// lookup per call when this runs unspecialized.
+    /// Takes `Any`, not `Any?`, and casts with a `switch`, not `as?`: run unspecialized (as it
+    /// is, from the models' module), both optionals cost an `Optional<T>` metadata lookup per
+    /// call — 330 instructions, a third of the cast.
     private func cast<T>(_ value: Any, to type: T.Type, uid: Int, className: String) throws(ArchiveError) -> T {
-        if let typed = value as? T { return typed }
+        switch value {
+        case let typed as T: return typed
+        default: break
+        }
         throw error(.typeMismatch, "class \(className) decoded to \(Swift.type(of: value)), which is not a \(T.self) (check the registration)", uid: uid)
     }
 
@@ -322,7 +372,12 @@ final class ArchiveDecodingSession {
         let slot = Int(state.pointee.valueSlots[uid])
         if slot >= 0 {
             let known = state.pointee.values[slot]
-            if known.type == key.type, let value = known.value as? T { return value }
+            if known.type == key.type {
+                switch known.value {
+                case let value as T: return value
+                default: break
+                }
+            }
             if let value = state.pointee.otherValues[key] as? T { return value }
         }
         if state.pointee.inProgressCounts[uid] > 0, state.pointee.inProgress.contains(key) {
@@ -358,8 +413,11 @@ final class ArchiveDecodingSession {
 
     func enqueue(_ work: @escaping () throws(ArchiveError) -> Void) {
         let start = state.pointee.deferredPaths.count
+        // Work registered while resolving (work may register more) is under the prefix too.
+        let prefix = state.pointee.pathPrefix
+        if !prefix.isEmpty { state.pointee.deferredPaths.append(contentsOf: state.pointee.deferredPaths[prefix]) }
         state.pointee.deferredPaths.append(contentsOf: state.pointee.path)
-        state.pointee.deferred.append((start, state.pointee.path.count, work))
+        state.pointee.deferred.append((start, state.pointee.deferredPaths.count - start, work))
     }
 
     /// Drops the back-references of a failed decode. Their closures hold decoders, which hold
@@ -368,6 +426,7 @@ final class ArchiveDecodingSession {
     func discardDeferred() {
         state.pointee.deferred.removeAll()
         state.pointee.deferredPaths.removeAll()
+        state.pointee.pathPrefix = 0..<0
     }
 
     /// Runs the back-references registered while decoding, once every object they may point to
@@ -375,14 +434,15 @@ final class ArchiveDecodingSession {
     func resolveDeferred() throws(ArchiveError) {
         guard !state.pointee.deferred.isEmpty else { return }
         let outer = state.pointee.path
+        state.pointee.path.removeAll(keepingCapacity: true)
         var position = 0
         while position < state.pointee.deferred.count {
             let (start, count, work) = state.pointee.deferred[position]
             position += 1
-            state.pointee.path.removeAll(keepingCapacity: true)
-            state.pointee.path.append(contentsOf: state.pointee.deferredPaths[start..<(start + count)])
+            state.pointee.pathPrefix = start..<(start + count)
             try work()
         }
+        state.pointee.pathPrefix = 0..<0
         state.pointee.path = outer
         state.pointee.deferred.removeAll()
         state.pointee.deferredPaths.removeAll()

@@ -25,6 +25,7 @@ extension String: ArchiveObjectCodable {
 
 enum ArchiveStringDecoding {
     static func decode(uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> String {
+        if let string = session.indexedPlainString(uid) { return string }
         if case .string(let string) = session.object(uid) {
             try session.admitPrimitive(.strings, uid: uid, requested: "String")
             return string
@@ -219,10 +220,10 @@ enum ArchiveArrayDecoding {
         return references
     }
 
-    static func decodeElements<T>(uid: Int, requested: String, kind: FoundationClass = .array, session: ArchiveDecodingSession,
+    static func decodeElements<T>(uid: Int, requested: @autoclosure () -> String, kind: FoundationClass = .array, session: ArchiveDecodingSession,
                                   element: (ArchiveReference) throws(ArchiveError) -> T) throws(ArchiveError) -> [T] {
-        guard let instance = try session.foundationInstance(uid, kind: kind, requested: requested) else {
-            throw session.error(.typeMismatch, "expected an \(kind == .set ? "NSSet" : "NSArray") for \(requested), found \(session.describe(uid))", uid: uid)
+        guard let instance = try session.foundationInstance(uid, kind: kind, requested: requested()) else {
+            throw session.error(.typeMismatch, "expected an \(kind == .set ? "NSSet" : "NSArray") for \(requested()), found \(session.describe(uid))", uid: uid)
         }
         let references = try elementReferences(instance, key: "NS.objects", uid: uid, session: session)
         return try session.decodeContainer([T].self, uid: uid, count: references.count) { () throws(ArchiveError) in
@@ -313,9 +314,10 @@ extension Dictionary: ArchiveObjectDecodable where Key: ArchiveObjectDecodable, 
     static func decodeEntries(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> [Key: Value] {
         let session = decoder.session
         let uid = try decoder.session.index(reference)
-        let requested = "[\(Key.self): \(Value.self)]"
-        guard let instance = try session.foundationInstance(uid, kind: .dictionary, requested: requested) else {
-            throw session.error(.typeMismatch, "expected an NSDictionary for \(requested), found \(session.describe(uid))", uid: uid)
+        // Type names are made only for a message: interpolating them costs thousands of instructions.
+        func requested() -> String { "[\(Key.self): \(Value.self)]" }
+        guard let instance = try session.foundationInstance(uid, kind: .dictionary, requested: requested()) else {
+            throw session.error(.typeMismatch, "expected an NSDictionary for \(requested()), found \(session.describe(uid))", uid: uid)
         }
         let keys = try ArchiveArrayDecoding.elementReferences(instance, key: "NS.keys", uid: uid, session: session)
         let objects = try ArchiveArrayDecoding.elementReferences(instance, key: "NS.objects", uid: uid, session: session)
@@ -345,19 +347,19 @@ extension Dictionary: ArchiveObjectDecodable where Key: ArchiveObjectDecodable, 
 // MARK: Numbers (NSNumber objects, as in collections)
 
 enum ArchiveNumberDecoding {
-    static func scalar(uid: Int, session: ArchiveDecodingSession, requested: String) throws(ArchiveError) -> PropertyListValue {
+    static func scalar(uid: Int, session: ArchiveDecodingSession, requested: @autoclosure () -> String) throws(ArchiveError) -> PropertyListValue {
         switch session.object(uid) {
         case .integer(let integer):
-            try session.admitPrimitive(.integers, uid: uid, requested: requested)
+            try session.admitPrimitive(.integers, uid: uid, requested: requested())
             return .integer(integer)
         case .real(let real):
-            try session.admitPrimitive(.reals, uid: uid, requested: requested)
+            try session.admitPrimitive(.reals, uid: uid, requested: requested())
             return .real(real)
         case .bool(let flag):
-            try session.admitPrimitive(.booleans, uid: uid, requested: requested)
+            try session.admitPrimitive(.booleans, uid: uid, requested: requested())
             return .bool(flag)
         default:
-            throw session.error(.typeMismatch, "expected a number for \(requested), found \(session.describe(uid))", uid: uid)
+            throw session.error(.typeMismatch, "expected a number for \(requested()), found \(session.describe(uid))", uid: uid)
         }
     }
 

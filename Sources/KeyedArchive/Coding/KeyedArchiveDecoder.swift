@@ -55,6 +55,15 @@ public struct KeyedArchiveDecoder {
         ArchiveError(code, message, keyPath: session.keyPath.appending(key: key), uid: uid)
     }
 
+    /// What the field under `key` holds, read straight from a binary table's bytes; `.other`
+    /// (take the general path) for a tree, or for an escaped key.
+    @inline(__always)
+    private func content(forKey key: String) -> BinaryArchiveTable.FieldContent {
+        guard let table = session.binaryTable, let dictionary = fields.binaryDictionary,
+              key.utf8.first != UInt8(ascii: "$") else { return .other }
+        return table.fieldContent(key, inDictionary: dictionary)
+    }
+
     // MARK: Scalars
 
     /// The scalar under `key`, following a reference to a plain number object; nil when absent
@@ -75,6 +84,16 @@ public struct KeyedArchiveDecoder {
     }
 
     private func integer<I: FixedWidthInteger>(_ type: I.Type, forKey key: String) throws(ArchiveError) -> I? {
+        switch content(forKey: key) {
+        case .integer(let value):
+            if let exact = I(exactly: value) { return exact }
+        case .reference(let uid):
+            if let value = session.plainInteger(at: uid), let exact = I(exactly: value) { return exact }
+        case .absent:
+            return nil
+        case .other:
+            break
+        }
         guard let value = try scalar(forKey: key) else { return nil }
         guard case .integer(let integer) = value else {
             throw error(.typeMismatch, "expected an integer for \(I.self), found a \(value.kindName)", key: key)
@@ -171,6 +190,11 @@ public struct KeyedArchiveDecoder {
 
     /// The reference stored under a key (nil when the key is absent).
     public func reference(forKey key: String) throws(ArchiveError) -> ArchiveReference? {
+        switch content(forKey: key) {
+        case .reference(let uid): return ArchiveReference(uid: PropertyListUID(UInt64(uid)))
+        case .absent: return nil
+        case .integer, .other: break
+        }
         guard let value = fields[ArchiveKeys.escape(key)] else { return nil }
         guard case .uid(let uid) = value else {
             throw error(.typeMismatch, "expected a reference to an object, found a \(value.kindName)", key: key)
@@ -214,6 +238,7 @@ public struct KeyedArchiveDecoder {
     /// Decodes the string under `key`, as the generic `decode(_:forKey:)` does, without its
     /// unspecialized generic path (strings are most of a model's fields).
     public func decode(_ type: String.Type, forKey key: String) throws(ArchiveError) -> String {
+        if case .reference(let uid) = content(forKey: key), let string = session.plainString(at: uid) { return string }
         let reference = try requiredReference(forKey: key, expecting: String.self)
         return try session.withPath(.key(key)) { () throws(ArchiveError) in
             try ArchiveStringDecoding.decode(uid: try session.index(reference), session: session)
@@ -238,7 +263,12 @@ public struct KeyedArchiveDecoder {
         let decoder = self
         // The fields never change, so the reference is looked up now; anything but a reference
         // (absent, or a wrong type) goes through decodeIfPresent then, which says what it is.
-        guard case .uid(let uid)? = fields[ArchiveKeys.escape(key)] else {
+        let uid: PropertyListUID
+        if case .reference(let found) = content(forKey: key) {
+            uid = PropertyListUID(UInt64(found))
+        } else if case .uid(let found)? = fields[ArchiveKeys.escape(key)] {
+            uid = found
+        } else {
             session.enqueue { () throws(ArchiveError) in
                 assign(try decoder.decodeIfPresent(type, forKey: key))
             }

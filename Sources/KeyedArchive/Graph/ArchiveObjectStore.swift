@@ -145,6 +145,12 @@ struct ArchiveFields {
         storage = .binary(table, dictionary: dictionary)
     }
 
+    /// The binary dictionary the fields are read from; nil for a tree.
+    var binaryDictionary: Int? {
+        if case .binary(_, let dictionary) = storage { return dictionary }
+        return nil
+    }
+
     /// The value under a stored key (the last one, should the key repeat).
     @inline(__always)
     subscript(storedKey: String) -> PropertyListValue? {

@@ -132,6 +132,69 @@ final class BinaryArchiveTable {
         }
     }
 
+    // MARK: Typed decoding's fast paths
+
+    /// What a field holds, read straight from the bytes without making a value: the two shapes
+    /// almost every field has. `.other` sends the caller to the general path, which decides.
+    enum FieldContent {
+        case absent
+        case reference(Int)
+        case integer(Int64)
+        case other
+    }
+
+    @inline(__always)
+    func fieldContent(_ storedKey: String, inDictionary object: Int) -> FieldContent {
+        guard let valueObject = fieldObject(storedKey, inDictionary: object) else { return .absent }
+        return bytes.withUnsafeBytes { raw -> FieldContent in
+            let offset = Int(objectOffsets[valueObject])
+            let marker = raw[offset]
+            switch marker {
+            // UIDs of 1 to 4 bytes, so the reference is never negative.
+            case 0x80...0x83: return .reference(Self.load(raw, at: offset &+ 1, width: Int(marker & 0x0F) &+ 1))
+            case 0x10...0x13: return .integer(Self.integer(raw, marker: marker, at: offset))
+            default: return .other
+            }
+        }
+    }
+
+    /// The string of a plain string entry; nil for any other entry.
+    @inline(__always)
+    func plainString(entry uid: Int) -> String? {
+        let entry = entries[uid]
+        guard entry.kind == .string else { return nil }
+        let object = Int(entry.object)
+        let short = bytes.withUnsafeBytes { raw -> String? in
+            let marker = raw[Int(objectOffsets[object])]
+            // Short ASCII, the length in the marker: made inline, nothing to share.
+            guard marker >> 4 == 0x5, marker & 0x0F != 0x0F else { return nil }
+            let start = Int(objectOffsets[object]) &+ 1
+            return String(decoding: UnsafeRawBufferPointer(rebasing: raw[start..<(start &+ Int(marker & 0x0F))]), as: UTF8.self)
+        }
+        return short ?? string(ofObject: object)
+    }
+
+    /// The value of a plain integer entry that fits 64 bits signed; nil for any other entry.
+    @inline(__always)
+    func plainInteger(entry uid: Int) -> Int64? {
+        let entry = entries[uid]
+        guard entry.kind == .integer else { return nil }
+        return bytes.withUnsafeBytes { raw -> Int64? in
+            let offset = Int(objectOffsets[Int(entry.object)])
+            let marker = raw[offset]
+            guard (0x10...0x13).contains(marker) else { return nil }
+            return Self.integer(raw, marker: marker, at: offset)
+        }
+    }
+
+    /// A validated integer object of 1, 2, 4 or 8 bytes (markers 0x10...0x13).
+    @inline(__always)
+    private static func integer(_ raw: UnsafeRawBufferPointer, marker: UInt8, at offset: Int) -> Int64 {
+        let width = 1 &<< Int(marker & 0x0F)
+        if width == 8 { return Int64(bitPattern: UInt64(truncatingIfNeeded: load(raw, at: offset &+ 1, width: 8))) }
+        return Int64(load(raw, at: offset &+ 1, width: width))
+    }
+
     /// The value object stored under `storedKey` (the last one with that key, as
     /// ``PropertyListDictionary`` looks keys up).
     private func fieldObject(_ storedKey: String, inDictionary object: Int) -> Int? {

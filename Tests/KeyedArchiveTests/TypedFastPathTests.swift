@@ -1,0 +1,233 @@
+import Foundation
+import PropertyList
+import Testing
+@testable import KeyedArchive
+
+/// Typed decoding takes shortcuts on binary archives read in place: a field that is a reference
+/// to a plain string or integer, or an inline integer, is read straight from the table, and a
+/// back-reference keeps its object's key path as a range of a shared log. Each shortcut must
+/// give exactly what the general path gives — the same value, or the same error at the same
+/// place — so every case decodes one archive both ways: through the table, and through the graph
+/// (which never takes the shortcuts).
+@Suite struct TypedFastPathTests {
+    /// A model with a field of each shape the shortcuts read.
+    struct Gauge: KeyedArchivable, Equatable {
+        var label: String
+        /// Stored inline (`encodeInt64:`).
+        var inline: Int64
+        /// Stored as a reference to a number object, as Foundation stores `UInt64`.
+        var counter: UInt64
+
+        init(label: String, inline: Int64, counter: UInt64) {
+            self.label = label
+            self.inline = inline
+            self.counter = counter
+        }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            label = try decoder.decode(String.self, forKey: "label")
+            inline = try decoder.decode(Int64.self, forKey: "inline")
+            counter = try decoder.decode(UInt64.self, forKey: "counter")
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(label, forKey: "label")
+            try encoder.encode(inline, forKey: "inline")
+            try encoder.encode(counter, forKey: "counter")
+        }
+    }
+
+    /// Reads a `Gauge` archive the wrong way, one field at a time: each mode is a fault the
+    /// shortcuts must hand to the general path.
+    enum Misreading: Int, CaseIterable {
+        case inlineAsInt8, counterAsUInt8, inlineAsUInt64, labelAsInteger, counterAsString, inlineAsString, missingKey, escapedKey
+    }
+
+    struct GaugeMisreader: KeyedArchivable {
+        @TaskLocal static var mode = Misreading.inlineAsInt8
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            switch Self.mode {
+            case .inlineAsInt8: _ = try decoder.decode(Int8.self, forKey: "inline")
+            case .counterAsUInt8: _ = try decoder.decode(UInt8.self, forKey: "counter")
+            case .inlineAsUInt64: _ = try decoder.decode(UInt64.self, forKey: "inline")
+            case .labelAsInteger: _ = try decoder.decode(Int.self, forKey: "label")
+            case .counterAsString: _ = try decoder.decode(String.self, forKey: "counter")
+            case .inlineAsString: _ = try decoder.decode(String.self, forKey: "inline")
+            case .missingKey: _ = try decoder.decode(String.self, forKey: "lable")
+            case .escapedKey: _ = try decoder.decode(String.self, forKey: "$label")
+            }
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {}
+    }
+
+    /// A note whose `next` is read as a back-reference: every note after the first is decoded
+    /// while back-references resolve, and registers the following one from there.
+    final class ChainNote: KeyedArchivable {
+        var text: String
+        var next: ChainNote?
+
+        init(text: String, next: ChainNote?) {
+            self.text = text
+            self.next = next
+        }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            text = try decoder.decode(String.self, forKey: "text")
+            next = nil
+            decoder.decode(ChainNote.self, forKey: "next") { [self] next in self.next = next }
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(text, forKey: "text")
+            try encoder.encode(next, forKey: "next")
+        }
+    }
+
+    /// Writes a `ChainNote` chain whose last note stores its text as a number.
+    final class FaultyNote: KeyedArchivable {
+        let number: Int64
+        let next: FaultyNote?
+
+        init(number: Int64, next: FaultyNote?) {
+            self.number = number
+            self.next = next
+        }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            number = 0
+            next = nil
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            if next == nil {
+                try encoder.encode(number, forKey: "text")
+            } else {
+                try encoder.encode("note \(number)", forKey: "text")
+            }
+            try encoder.encode(next, forKey: "next")
+        }
+    }
+
+    static func registry<T: KeyedArchivable>(_ type: T.Type, as className: String) -> ArchiveRegistry {
+        var registry = ArchiveRegistry()
+        registry.register(type, className: className)
+        return registry
+    }
+
+    /// Decodes `bytes` both ways; the table must take the file.
+    static func bothWays<T: ArchiveObjectDecodable>(_ type: T.Type, _ bytes: [UInt8], registry: ArchiveRegistry,
+                                                    options: ArchiveReadingOptions = .default) throws -> (direct: Result<T, ArchiveError>, usual: Result<T, ArchiveError>) {
+        #expect(BinaryArchiveTable.read(bytes, options: options) != nil, "the table should read this archive in place")
+        let direct = Result { () throws(ArchiveError) in try KeyedUnarchiver(bytes: bytes, registry: registry, options: options).decode(type) }
+        let usual = Result { () throws(ArchiveError) in
+            try KeyedUnarchiver(graph: try ArchiveGraph(bytes: bytes, options: options), registry: registry, options: options).decode(type)
+        }
+        return (direct, usual)
+    }
+
+    /// Both failed with the same error (code, UID, key path and message), which is returned.
+    @discardableResult
+    static func sameFailure<T>(_ outcome: (direct: Result<T, ArchiveError>, usual: Result<T, ArchiveError>), _ context: String) -> ArchiveError? {
+        guard case .failure(let direct) = outcome.direct, case .failure(let usual) = outcome.usual else {
+            Issue.record("\(context): expected both paths to fail, got \(outcome.direct) and \(outcome.usual)")
+            return nil
+        }
+        #expect(direct == usual, "\(context)")
+        #expect(direct.message == usual.message, "\(context)")
+        return direct
+    }
+
+    static let gauges = [Gauge(label: "oil pressure", inline: 300, counter: 70_000),
+                         Gauge(label: "a label longer than fifteen bytes", inline: -5, counter: 5_000_000_000)]
+
+    @Test func fieldsReadByShortcutsMatchTheGeneralPath() throws {
+        let registry = Self.registry(Gauge.self, as: "Gauge")
+        let bytes = try KeyedArchiver.archive(Self.gauges, registry: registry)
+        let outcome = try Self.bothWays([Gauge].self, bytes, registry: registry)
+        #expect(try outcome.direct.get() == Self.gauges)
+        #expect(try outcome.usual.get() == Self.gauges)
+    }
+
+    @Test(arguments: Misreading.allCases)
+    func misreadFieldsFailAlike(mode: Misreading) throws {
+        let bytes = try KeyedArchiver.archive(Self.gauges, registry: Self.registry(Gauge.self, as: "Gauge"))
+        let registry = Self.registry(GaugeMisreader.self, as: "Gauge")
+        let error = try GaugeMisreader.$mode.withValue(mode) {
+            Self.sameFailure(try Self.bothWays([GaugeMisreader].self, bytes, registry: registry), "\(mode)")
+        }
+        let expected: (ArchiveError.Code, String) = switch mode {
+        case .inlineAsInt8: (.valueOutOfRange, "root[0].inline")
+        case .counterAsUInt8: (.valueOutOfRange, "root[0].counter")
+        // The first gauge's inline value (300) fits; the second's (-5) does not.
+        case .inlineAsUInt64: (.valueOutOfRange, "root[1].inline")
+        case .labelAsInteger: (.typeMismatch, "root[0].label")
+        case .counterAsString: (.typeMismatch, "root[0].counter")
+        case .inlineAsString: (.typeMismatch, "root[0].inline")
+        case .missingKey: (.valueNotFound, "root[0].lable")
+        case .escapedKey: (.valueNotFound, "root[0].$label")
+        }
+        #expect(error?.code == expected.0, "\(mode)")
+        #expect(error?.keyPath.description == expected.1, "\(mode)")
+    }
+
+    /// A shortcut counts a visit only when it succeeds, so the budget runs out at the same
+    /// reference on both paths, whatever its size.
+    @Test func everyVisitBudgetEndsAlike() throws {
+        let registry = Self.registry(Gauge.self, as: "Gauge")
+        let bytes = try KeyedArchiver.archive(Self.gauges, registry: registry)
+        var firstSuccess: Int?
+        for budget in 0...12 {
+            var options = ArchiveReadingOptions.default
+            options.maximumVisitCount = budget
+            let outcome = try Self.bothWays([Gauge].self, bytes, registry: registry, options: options)
+            switch (outcome.direct, outcome.usual) {
+            case (.success(let direct), .success(let usual)):
+                #expect(direct == Self.gauges && usual == Self.gauges)
+                firstSuccess = firstSuccess ?? budget
+            default:
+                let error = Self.sameFailure(outcome, "budget \(budget)")
+                #expect(error?.code == .budgetExceeded, "budget \(budget)")
+                #expect(firstSuccess == nil, "budget \(budget) failed after a smaller one succeeded")
+            }
+        }
+        // The array, then per gauge the gauge, its label and its counter: 1 + 2 × 3 references.
+        #expect(firstSuccess == 7)
+    }
+
+    /// Refusing a primitive refuses it on the shortcut too.
+    @Test(arguments: ArchivePrimitivePolicy.names.map(\.name))
+    func primitivePolicyRefusesAlike(name: String) throws {
+        let bytes = try KeyedArchiver.archive(Self.gauges, registry: Self.registry(Gauge.self, as: "Gauge"))
+        var registry = Self.registry(Gauge.self, as: "Gauge")
+        let kind = try #require(ArchivePrimitivePolicy.names.first { $0.name == name }?.kind)
+        registry.primitives.remove(kind)
+        let outcome = try Self.bothWays([Gauge].self, bytes, registry: registry)
+        if kind == .strings || kind == .integers {
+            let error = Self.sameFailure(outcome, name)
+            #expect(error?.code == .classNotAllowed)
+            #expect(error?.keyPath.description == (kind == .strings ? "root[0].label" : "root[0].counter"))
+        } else {
+            #expect(try outcome.direct.get() == Self.gauges)
+            #expect(try outcome.usual.get() == Self.gauges)
+        }
+    }
+
+    /// A back-reference resolved while others resolve reports the whole path of its object,
+    /// however deep the chain of deferred decodes that reached it.
+    @Test func deferredDecodesKeepTheirKeyPaths() throws {
+        let good = ChainNote(text: "one", next: ChainNote(text: "two", next: ChainNote(text: "three", next: nil)))
+        let registry = Self.registry(ChainNote.self, as: "ChainNote")
+        let outcome = try Self.bothWays(ChainNote.self, try KeyedArchiver.archive(good, registry: registry), registry: registry)
+        for note in [try outcome.direct.get(), try outcome.usual.get()] {
+            #expect(note.text == "one" && note.next?.text == "two" && note.next?.next?.text == "three" && note.next?.next?.next == nil)
+        }
+
+        let faulty = FaultyNote(number: 1, next: FaultyNote(number: 2, next: FaultyNote(number: 3, next: nil)))
+        let bytes = try KeyedArchiver.archive(faulty, registry: Self.registry(FaultyNote.self, as: "ChainNote"))
+        let error = Self.sameFailure(try Self.bothWays(ChainNote.self, bytes, registry: registry), "faulty chain")
+        #expect(error?.code == .typeMismatch)
+        #expect(error?.keyPath.description == "root.next.next.text")
+    }
+}
