@@ -3,6 +3,7 @@ import PropertyList
 /// The state of one archive being decoded: which objects are finished or still being built,
 /// the decoded instances (so that shared objects decode once), budgets, the key path, and the
 /// back-references waiting for the graph to be complete.
+@usableFromInline
 final class ArchiveDecodingSession {
     let store: ArchiveObjectStore
     let registry: ArchiveRegistry
@@ -141,6 +142,7 @@ final class ArchiveDecodingSession {
         set { state.pointee.failed = newValue }
     }
 
+    @usableFromInline
     var keyPath: ArchiveKeyPath {
         let prefix = state.pointee.pathPrefix
         guard !prefix.isEmpty else { return ArchiveKeyPath(state.pointee.path) }
@@ -151,6 +153,7 @@ final class ArchiveDecodingSession {
         ArchiveError(code, message, keyPath: keyPath, uid: uid.map { PropertyListUID(UInt64($0)) }, classChain: classChain)
     }
 
+    @usableFromInline
     func withPath<R>(_ component: ArchiveKeyPath.Component, _ body: () throws(ArchiveError) -> R) throws(ArchiveError) -> R {
         state.pointee.path.append(component)
         let result = try body()
@@ -278,15 +281,29 @@ final class ArchiveDecodingSession {
     /// Decodes the object at `reference` as a registered type or family `T`. The archived class
     /// name is checked against the registry for `T` before anything is created — and again on
     /// every later reference to the same object.
+    ///
+    /// Inlinable, so that a model's module gets a copy for its own types: there the cast below is
+    /// a class check, where unspecialized it is a generic cast of some 700 instructions.
+    @inlinable
     func decodeModel<T>(_ type: T.Type, reference: ArchiveReference) throws(ArchiveError) -> T {
+        let (value, uid) = try decodeModelValue(T.self, reference: reference)
+        switch value {
+        case let typed as T: return typed
+        default: throw castFailure(value, to: T.self, uid: uid)
+        }
+    }
+
+    /// Everything `decodeModel` does but the cast: the model (made now or earlier) and its UID.
+    @usableFromInline
+    func decodeModelValue(_ requested: Any.Type, reference: ArchiveReference) throws(ArchiveError) -> (value: Any, uid: Int) {
         let uid = try index(reference)
         guard uid != 0 else {
-            throw error(.valueNotFound, "expected \(T.self), found $null")
+            throw error(.valueNotFound, "expected \(requested), found $null")
         }
-        guard let family = family(forRequested: T.self) else {
-            throw ArchiveError(.typeNotRegistered, "\(T.self) is not registered in the archive registry, so nothing is admitted for it",
+        guard let family = family(forRequested: requested) else {
+            throw ArchiveError(.typeNotRegistered, "\(requested) is not registered in the archive registry, so nothing is admitted for it",
                                keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: store.classDescriptor(of: uid)?.classes ?? [],
-                               remedy: "registry.register(\(T.self).self) before decoding it (or registerFamily for a protocol)")
+                               remedy: "registry.register(\(requested).self) before decoding it (or registerFamily for a protocol)")
         }
         guard let (instance, descriptor) = store.instance(uid) else {
             throw error(.typeMismatch, "expected an object of class \(registry.entries[family.entry].className), found \(describe(uid))", uid: uid)
@@ -298,9 +315,9 @@ final class ArchiveDecodingSession {
             guard (familyKey >= 0 && state.pointee.admittedFamilies[classUID] == familyKey) || registry.admits(registered, family: family) else {
                 let admitted = registry.admittedNames(family: family).joined(separator: ", ")
                 let typeName = registry.entries[registered].typeName
-                throw ArchiveError(.classNotAllowed, "class \(descriptor.name) (\(typeName)) is not a kind of \(T.self); \(T.self) admits \(admitted)",
+                throw ArchiveError(.classNotAllowed, "class \(descriptor.name) (\(typeName)) is not a kind of \(requested); \(requested) admits \(admitted)",
                                    keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
-                                   remedy: "none for \(T.self): \(descriptor.name) is registered as \(typeName); register \(typeName) with superclass: \(registry.entries[family.entry].typeName).self only if it really is one")
+                                   remedy: "none for \(requested): \(descriptor.name) is registered as \(typeName); register \(typeName) with superclass: \(registry.entries[family.entry].typeName).self only if it really is one")
             }
             state.pointee.admittedFamilies[classUID] = familyKey
             entry = registered
@@ -308,9 +325,9 @@ final class ArchiveDecodingSession {
             entry = fallback.entry
         } else {
             let admitted = registry.admittedNames(family: family).joined(separator: ", ")
-            throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is not registered; \(T.self) admits \(admitted)",
+            throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is not registered; \(requested) admits \(admitted)",
                                keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
-                               remedy: registry.remedy(admitting: descriptor.name, family: family, requested: "\(T.self)"))
+                               remedy: registry.remedy(admitting: descriptor.name, family: family, requested: "\(requested)"))
         }
         switch state.pointee.objectStates[uid] {
         case .finished:
@@ -318,7 +335,7 @@ final class ArchiveDecodingSession {
             guard slot >= 0 else {
                 throw error(.invalidState, "object #\(uid) (\(descriptor.name)) is marked decoded but has no value", uid: uid)
             }
-            return try cast(state.pointee.models[slot], to: T.self, uid: uid, className: descriptor.name)
+            return (state.pointee.models[slot], uid)
         case .inProgress:
             throw error(.cyclicReference, "object #\(uid) (\(descriptor.name)) was asked for while it is still being decoded; decode back-references with decode(_:forKey:whenResolved:)",
                         uid: uid, classChain: descriptor.classes)
@@ -348,18 +365,15 @@ final class ArchiveDecodingSession {
             state.pointee.modelSlots[uid] = slot
             state.pointee.models.append(value)
         }
-        return try cast(value, to: T.self, uid: uid, className: descriptor.name)
+        return (value, uid)
     }
 
-    /// Takes `Any`, not `Any?`, and casts with a `switch`, not `as?`: run unspecialized (as it
-    /// is, from the models' module), both optionals cost an `Optional<T>` metadata lookup per
-    /// call — 330 instructions, a third of the cast.
-    private func cast<T>(_ value: Any, to type: T.Type, uid: Int, className: String) throws(ArchiveError) -> T {
-        switch value {
-        case let typed as T: return typed
-        default: break
-        }
-        throw error(.typeMismatch, "class \(className) decoded to \(Swift.type(of: value)), which is not a \(T.self) (check the registration)", uid: uid)
+    /// The error of a model that is not the type asked for: a registration that names the wrong
+    /// superclass.
+    @usableFromInline
+    func castFailure(_ value: Any, to requested: Any.Type, uid: Int) -> ArchiveError {
+        let className = store.classDescriptor(of: uid)?.name ?? "?"
+        return error(.typeMismatch, "class \(className) decoded to \(Swift.type(of: value)), which is not a \(requested) (check the registration)", uid: uid)
     }
 
     // MARK: Foundation containers
@@ -411,6 +425,7 @@ final class ArchiveDecodingSession {
 
     // MARK: Deferred back-references
 
+    @usableFromInline
     func enqueue(_ work: @escaping () throws(ArchiveError) -> Void) {
         let start = state.pointee.deferredPaths.count
         // Work registered while resolving (work may register more) is under the prefix too.

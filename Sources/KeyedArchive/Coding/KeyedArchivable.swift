@@ -79,6 +79,9 @@ extension KeyedArchivable {
         try encoder.session.encodeModel(self)
     }
 
+    /// Inlinable so that each model's conformance gets its own specialized copy (see
+    /// `ArchiveDecodingSession.decodeModel`).
+    @inlinable
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Self {
         try decoder.session.decodeModel(Self.self, reference: reference)
     }

@@ -8,7 +8,7 @@ import PropertyList
 /// must fit the requested type exactly; nothing is silently truncated. Every fault is an
 /// ``ArchiveError`` whose key path ends with the key.
 public struct KeyedArchiveDecoder {
-    let session: ArchiveDecodingSession
+    @usableFromInline let session: ArchiveDecodingSession
     /// UID of the object (-1 for `$top`).
     let objectUID: Int
     let fields: ArchiveFields
@@ -203,18 +203,27 @@ public struct KeyedArchiveDecoder {
     }
 
     /// Decodes the object a reference points to (for conformances that delegate).
+    @inlinable
     public func decode<T: ArchiveObjectDecodable>(_ type: T.Type, reference: ArchiveReference) throws(ArchiveError) -> T {
-        guard !reference.isNull else {
-            throw ArchiveError(.valueNotFound, "expected \(T.self), found $null", keyPath: session.keyPath, uid: uid)
-        }
+        guard !reference.isNull else { throw nullReferenceError(T.self) }
         do {
             return try T.decode(archiveReference: reference, from: self)
         } catch let failure as ArchiveError {
             throw failure
         } catch {
-            throw ArchiveError(.modelError, "decoding \(T.self) threw: \(error)", keyPath: session.keyPath,
-                               uid: reference.uid, underlyingDescription: "\(error)")
+            throw modelError(error, decoding: T.self, reference: reference)
         }
+    }
+
+    @usableFromInline
+    func nullReferenceError(_ requested: Any.Type) -> ArchiveError {
+        ArchiveError(.valueNotFound, "expected \(requested), found $null", keyPath: session.keyPath, uid: uid)
+    }
+
+    @usableFromInline
+    func modelError(_ error: any Error, decoding requested: Any.Type, reference: ArchiveReference) -> ArchiveError {
+        ArchiveError(.modelError, "decoding \(requested) threw: \(error)", keyPath: session.keyPath,
+                     uid: reference.uid, underlyingDescription: "\(error)")
     }
 
     /// Decodes the object under `key`; nil when the key is absent or refers to `$null`.
@@ -259,16 +268,15 @@ public struct KeyedArchiveDecoder {
     /// decoder.decode(Pilot.self, forKey: "owner") { [weak self] pilot in self?.owner = pilot }
     /// ```
     /// Class checks happen then too, before anything is created; a failure fails the whole decode.
+    ///
+    /// Inlinable, so that the model's module calls `assign` with its own `T?`: unspecialized,
+    /// making that optional costs a metadata lookup per back-reference.
+    @inlinable
     public func decode<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String, whenResolved assign: @escaping (T?) -> Void) {
         let decoder = self
         // The fields never change, so the reference is looked up now; anything but a reference
         // (absent, or a wrong type) goes through decodeIfPresent then, which says what it is.
-        let uid: PropertyListUID
-        if case .reference(let found) = content(forKey: key) {
-            uid = PropertyListUID(UInt64(found))
-        } else if case .uid(let found)? = fields[ArchiveKeys.escape(key)] {
-            uid = found
-        } else {
+        guard let uid = storedReference(forKey: key) else {
             session.enqueue { () throws(ArchiveError) in
                 assign(try decoder.decodeIfPresent(type, forKey: key))
             }
@@ -296,6 +304,18 @@ public struct KeyedArchiveDecoder {
         guard let reference = try reference(forKey: key), !reference.isNull else { return nil }
         return try session.withPath(.key(key)) { () throws(ArchiveError) in
             try session.decodeModel(type, reference: reference)
+        }
+    }
+
+    /// The UID stored under `key`; nil when absent or anything but a UID.
+    @usableFromInline
+    func storedReference(forKey key: String) -> PropertyListUID? {
+        switch content(forKey: key) {
+        case .reference(let found): return PropertyListUID(UInt64(found))
+        case .absent, .integer: return nil
+        case .other:
+            if case .uid(let found)? = fields[ArchiveKeys.escape(key)] { return found }
+            return nil
         }
     }
 
