@@ -58,13 +58,18 @@ final class ArchiveDecodingSession {
         var depth = 0
         var elementCount = 0
         var visitCount = 0
-        /// Back-references waiting for the graph, each with where its object's path starts in
-        /// `deferredPaths` and how long it is (one shared log rather than an array per reference).
-        var deferred: [(pathStart: Int, pathCount: Int, work: () throws(ArchiveError) -> Void)] = []
-        var deferredPaths: [ArchiveKeyPath.Component] = []
-        /// While a back-reference resolves, the path of its object: a range of `deferredPaths`
-        /// that `keyPath` puts before `path`, so that nothing is copied unless an error is made.
-        var pathPrefix: Range<Int> = 0..<0
+        /// Back-references waiting for the graph, each with the path of its object: a node of
+        /// `pathNodes`, a tree of the paths seen when references were registered. Registrations
+        /// of one parent's children share all but their last components, so a registration
+        /// usually adds one node instead of copying its whole path.
+        var deferred: [(pathNode: Int32, work: () throws(ArchiveError) -> Void)] = []
+        var pathNodes: [(parent: Int32, component: ArchiveKeyPath.Component)] = []
+        /// The nodes of the last registration's path, by depth, and the node it hung from.
+        var lastPathNodes: [Int32] = []
+        var lastPathBase: Int32 = -1
+        /// While a back-reference resolves, the node of its object's path, which `keyPath` puts
+        /// before `path`; -1 otherwise. Nothing is copied unless a key path is asked for.
+        var pathPrefix: Int32 = -1
     }
     private static let classLookupUnknown: Int32 = -2
     private static let classLookupNone: Int32 = -1
@@ -144,9 +149,15 @@ final class ArchiveDecodingSession {
 
     @usableFromInline
     var keyPath: ArchiveKeyPath {
-        let prefix = state.pointee.pathPrefix
-        guard !prefix.isEmpty else { return ArchiveKeyPath(state.pointee.path) }
-        return ArchiveKeyPath(Array(state.pointee.deferredPaths[prefix]) + state.pointee.path)
+        var node = state.pointee.pathPrefix
+        guard node >= 0 else { return ArchiveKeyPath(state.pointee.path) }
+        var prefix: [ArchiveKeyPath.Component] = []
+        while node >= 0 {
+            let (parent, component) = state.pointee.pathNodes[Int(node)]
+            prefix.append(component)
+            node = parent
+        }
+        return ArchiveKeyPath(prefix.reversed() + state.pointee.path)
     }
 
     func error(_ code: ArchiveError.Code, _ message: String, uid: Int? = nil, classChain: [String] = []) -> ArchiveError {
@@ -427,21 +438,43 @@ final class ArchiveDecodingSession {
 
     @usableFromInline
     func enqueue(_ work: @escaping () throws(ArchiveError) -> Void) {
-        let start = state.pointee.deferredPaths.count
-        // Work registered while resolving (work may register more) is under the prefix too.
-        let prefix = state.pointee.pathPrefix
-        if !prefix.isEmpty { state.pointee.deferredPaths.append(contentsOf: state.pointee.deferredPaths[prefix]) }
-        state.pointee.deferredPaths.append(contentsOf: state.pointee.path)
-        state.pointee.deferred.append((start, state.pointee.deferredPaths.count - start, work))
+        // Work registered while resolving (work may register more) hangs from the prefix.
+        let base = state.pointee.pathPrefix
+        if base != state.pointee.lastPathBase {
+            state.pointee.lastPathNodes.removeAll(keepingCapacity: true)
+            state.pointee.lastPathBase = base
+        }
+        let depth = state.pointee.path.count
+        var shared = 0
+        let known = min(depth, state.pointee.lastPathNodes.count)
+        while shared < known, state.pointee.pathNodes[Int(state.pointee.lastPathNodes[shared])].component == state.pointee.path[shared] {
+            shared += 1
+        }
+        state.pointee.lastPathNodes.removeSubrange(shared...)
+        var node = shared > 0 ? state.pointee.lastPathNodes[shared - 1] : base
+        for level in shared..<depth {
+            // 2^31 nodes would take more memory than any decode has; stop rather than wrap.
+            guard let next = Int32(exactly: state.pointee.pathNodes.count) else { break }
+            state.pointee.pathNodes.append((node, state.pointee.path[level]))
+            state.pointee.lastPathNodes.append(next)
+            node = next
+        }
+        state.pointee.deferred.append((node, work))
     }
 
     /// Drops the back-references of a failed decode. Their closures hold decoders, which hold
     /// this session: kept, they would leak the session, its graph and every object decoded
     /// (fuzz finding F4).
     func discardDeferred() {
+        clearDeferred()
+    }
+
+    private func clearDeferred() {
         state.pointee.deferred.removeAll()
-        state.pointee.deferredPaths.removeAll()
-        state.pointee.pathPrefix = 0..<0
+        state.pointee.pathNodes.removeAll()
+        state.pointee.lastPathNodes.removeAll()
+        state.pointee.lastPathBase = -1
+        state.pointee.pathPrefix = -1
     }
 
     /// Runs the back-references registered while decoding, once every object they may point to
@@ -452,14 +485,12 @@ final class ArchiveDecodingSession {
         state.pointee.path.removeAll(keepingCapacity: true)
         var position = 0
         while position < state.pointee.deferred.count {
-            let (start, count, work) = state.pointee.deferred[position]
+            let (node, work) = state.pointee.deferred[position]
             position += 1
-            state.pointee.pathPrefix = start..<(start + count)
+            state.pointee.pathPrefix = node
             try work()
         }
-        state.pointee.pathPrefix = 0..<0
+        clearDeferred()
         state.pointee.path = outer
-        state.pointee.deferred.removeAll()
-        state.pointee.deferredPaths.removeAll()
     }
 }

@@ -325,8 +325,8 @@ extension Dictionary: ArchiveObjectDecodable where Key: ArchiveObjectDecodable, 
             throw session.error(.valueOutOfRange, "NS.keys has \(keys.count) entries but NS.objects has \(objects.count)", uid: uid)
         }
         return try session.decodeContainer([Key: Value].self, uid: uid, count: keys.count) { () throws(ArchiveError) in
-            var result: [Key: Value] = [:]
-            result.reserveCapacity(keys.count)
+            // Sized when made: reserving on an empty dictionary allocates, then moves to a second storage.
+            var result = [Key: Value](minimumCapacity: keys.count)
             for position in keys.indices {
                 let key = try session.withPath(.index(position)) { () throws(ArchiveError) in
                     try decoder.decode(Key.self, reference: keys[position])
