@@ -24,6 +24,25 @@ import Testing
     }
 
     /// Core Foundation's spellings where `%.17g` is not used.
+    /// Integers and UIDs are written by `writeDecimal`: every digit count, at each power of
+    /// ten and one below it, against the standard library's own decimal text.
+    @Test func decimalsAtEveryDigitCount() {
+        var values: [UInt64] = [0, 1, 9, UInt64.max, UInt64.max - 1]
+        var power: UInt64 = 10
+        for _ in 1...19 {
+            values += [power - 1, power, power + 1]
+            if power > UInt64.max / 10 { break }
+            power *= 10
+        }
+        for value in values {
+            var buffer = [UInt8](repeating: 0, count: 24)
+            let length = buffer.withUnsafeMutableBufferPointer { out in
+                out.baseAddress.map { XMLRealText.writeDecimal(value, to: $0) } ?? 0
+            }
+            #expect(String(decoding: buffer[0..<length], as: UTF8.self) == String(value))
+        }
+    }
+
     @Test func specialValues() {
         #expect(Self.ours(.nan) == "nan")
         #expect(Self.ours(-.nan) == "nan")

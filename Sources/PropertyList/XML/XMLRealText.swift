@@ -198,8 +198,15 @@ enum XMLRealText {
     /// Decimal digits of `value`, most significant first; returns how many.
     @inline(__always)
     static func writeDecimal(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        // Counted against a running power rather than the table: this runs for every integer
+        // and UID of an XML file, and reading a global checks its lazy initializer each time.
         var digitCount = 1
-        while digitCount < 20 && value >= powersOfTen[digitCount] { digitCount += 1 }
+        var power: UInt64 = 10
+        while digitCount < 20 && value >= power {
+            digitCount += 1
+            // 10^19 is the last power compared; the one past it wraps and is never read.
+            power = power &* 10
+        }
         var rest = value
         var index = digitCount
         while index > 0 {
