@@ -160,6 +160,7 @@ final class ArchiveDecodingSession {
         return ArchiveKeyPath(prefix.reversed() + state.pointee.path)
     }
 
+    @usableFromInline
     func error(_ code: ArchiveError.Code, _ message: String, uid: Int? = nil, classChain: [String] = []) -> ArchiveError {
         ArchiveError(code, message, keyPath: keyPath, uid: uid.map { PropertyListUID(UInt64($0)) }, classChain: classChain)
     }
@@ -194,6 +195,7 @@ final class ArchiveDecodingSession {
     /// Every reference followed passes through here, so this is also where the visit budget is
     /// counted: however an archive shares its objects, decoding it takes at most
     /// `maximumVisitCount` steps.
+    @usableFromInline
     func index(_ uid: PropertyListUID) throws(ArchiveError) -> Int {
         guard uid.value < UInt64(store.count) else {
             throw error(.invalidReference, "refers to object \(uid.value), but $objects has \(store.count) entries")
@@ -250,17 +252,20 @@ final class ArchiveDecodingSession {
         }
     }
 
+    @usableFromInline
     func index(_ reference: ArchiveReference) throws(ArchiveError) -> Int {
         try index(reference.uid)
     }
 
     /// A short description of what a UID holds, for "expected …, found …" messages.
+    @usableFromInline
     func describe(_ uid: Int) -> String {
         store.describe(uid)
     }
 
     /// The instance at `uid` if its archived class is one of the Foundation class `kind`'s
     /// admitted names; nil if `uid` holds a plain value (the caller decides about those).
+    @usableFromInline
     func foundationInstance(_ uid: Int, kind: FoundationClass, requested: @autoclosure () -> String) throws(ArchiveError) -> ArchiveInstanceView? {
         guard case .instance = store.object(uid) else { return nil }
         guard let (instance, descriptor) = store.instance(uid) else {
@@ -392,21 +397,37 @@ final class ArchiveDecodingSession {
     /// Decodes a collection once per (object, requested type): a shared array referenced from
     /// many places costs its elements once, and an array that contains itself is a cycle error
     /// rather than endless work.
+    @inlinable
     func decodeContainer<T>(_ type: T.Type, uid: Int, count: Int, _ build: () throws(ArchiveError) -> T) throws(ArchiveError) -> T {
-        let key = ValueKey(uid: uid, type: ObjectIdentifier(T.self))
-        let slot = Int(state.pointee.valueSlots[uid])
-        if slot >= 0 {
-            let known = state.pointee.values[slot]
-            if known.type == key.type {
-                switch known.value {
-                case let value as T: return value
-                default: break
-                }
+        let typeID = ObjectIdentifier(T.self)
+        if let known = decodedContainer(uid: uid, type: typeID) {
+            switch known {
+            case let value as T: return value
+            default: break
             }
-            if let value = state.pointee.otherValues[key] as? T { return value }
         }
+        try beginContainer(uid: uid, type: typeID, count: count, describing: T.self)
+        let value = try build()
+        endContainer(uid: uid, type: typeID, value: value)
+        return value
+    }
+
+    /// The collection already decoded from `uid` as the type `type`, if any.
+    @usableFromInline
+    func decodedContainer(uid: Int, type: ObjectIdentifier) -> Any? {
+        let slot = Int(state.pointee.valueSlots[uid])
+        guard slot >= 0 else { return nil }
+        let known = state.pointee.values[slot]
+        if known.type == type { return known.value }
+        return state.pointee.otherValues[ValueKey(uid: uid, type: type)]
+    }
+
+    /// Checks the cycle, element and depth limits and marks the collection as being decoded.
+    @usableFromInline
+    func beginContainer(uid: Int, type: ObjectIdentifier, count: Int, describing requested: Any.Type) throws(ArchiveError) {
+        let key = ValueKey(uid: uid, type: type)
         if state.pointee.inProgressCounts[uid] > 0, state.pointee.inProgress.contains(key) {
-            throw error(.cyclicReference, "collection #\(uid) contains itself as \(T.self)", uid: uid)
+            throw error(.cyclicReference, "collection #\(uid) contains itself as \(requested)", uid: uid)
         }
         let (total, overflow) = state.pointee.elementCount.addingReportingOverflow(count)
         guard !overflow, total <= options.maximumElementCount else {
@@ -421,17 +442,20 @@ final class ArchiveDecodingSession {
         state.pointee.depth += 1
         state.pointee.inProgressCounts[uid] += 1
         state.pointee.inProgress.append(key)
-        let value = try build()
+    }
+
+    /// Unmarks the collection and keeps its value for later references.
+    @usableFromInline
+    func endContainer(uid: Int, type: ObjectIdentifier, value: Any) {
         state.pointee.inProgress.removeLast()
         state.pointee.inProgressCounts[uid] -= 1
         state.pointee.depth -= 1
         if state.pointee.valueSlots[uid] < 0, let newSlot = Int32(exactly: state.pointee.values.count) {
             state.pointee.valueSlots[uid] = newSlot
-            state.pointee.values.append(DecodedValue(type: key.type, value: value))
+            state.pointee.values.append(DecodedValue(type: type, value: value))
         } else {
-            state.pointee.otherValues[key] = value
+            state.pointee.otherValues[ValueKey(uid: uid, type: type)] = value
         }
-        return value
     }
 
     // MARK: Deferred back-references

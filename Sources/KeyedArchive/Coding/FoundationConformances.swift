@@ -199,8 +199,10 @@ public struct ArchiveNull: ArchiveObjectCodable, Hashable, Sendable {
 
 // MARK: Collections
 
+@usableFromInline
 enum ArchiveArrayDecoding {
     /// The references in `NS.objects` of an `NSArray`/`NSSet`-shaped instance.
+    @usableFromInline
     static func elementReferences(_ instance: ArchiveInstanceView, key: String, uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> [ArchiveReference] {
         if let references = instance.fields.references(forStoredKey: key) { return references }
         guard let value = instance.value(forStoredKey: key) else {
@@ -220,6 +222,7 @@ enum ArchiveArrayDecoding {
         return references
     }
 
+    @inlinable
     static func decodeElements<T>(uid: Int, requested: @autoclosure () -> String, kind: FoundationClass = .array, session: ArchiveDecodingSession,
                                   element: (ArchiveReference) throws(ArchiveError) -> T) throws(ArchiveError) -> [T] {
         guard let instance = try session.foundationInstance(uid, kind: kind, requested: requested()) else {
@@ -250,6 +253,7 @@ extension Array: ArchiveObjectEncodable where Element: ArchiveObjectEncodable {
 }
 
 extension Array: ArchiveObjectDecodable where Element: ArchiveObjectDecodable {
+    @inlinable
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> [Element] {
         try ArchiveArrayDecoding.decodeElements(uid: try decoder.session.index(reference), requested: "[\(Element.self)]", session: decoder.session) { (element: ArchiveReference) throws(ArchiveError) in
             try decoder.decode(Element.self, reference: element)
@@ -269,6 +273,7 @@ extension Set: ArchiveObjectEncodable where Element: ArchiveObjectEncodable & Co
 }
 
 extension Set: ArchiveObjectDecodable where Element: ArchiveObjectDecodable {
+    @inlinable
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Set<Element> {
         let elements = try ArchiveArrayDecoding.decodeElements(uid: try decoder.session.index(reference), requested: "Set<\(Element.self)>", kind: .set, session: decoder.session) { (element: ArchiveReference) throws(ArchiveError) in
             try decoder.decode(Element.self, reference: element)
@@ -303,6 +308,7 @@ extension Dictionary: ArchiveObjectEncodable where Key: ArchiveObjectEncodable &
 }
 
 extension Dictionary: ArchiveObjectDecodable where Key: ArchiveObjectDecodable, Value: ArchiveObjectDecodable {
+    @inlinable
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> [Key: Value] {
         // As for encoding: `[String: String]` goes to a specialized copy of the same code.
         if Key.self == String.self, Value.self == String.self {
@@ -311,6 +317,7 @@ extension Dictionary: ArchiveObjectDecodable where Key: ArchiveObjectDecodable, 
         return try decodeEntries(archiveReference: reference, from: decoder)
     }
 
+    @inlinable
     static func decodeEntries(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> [Key: Value] {
         let session = decoder.session
         let uid = try decoder.session.index(reference)

@@ -109,9 +109,9 @@ public struct KeyedArchiveDecoder {
     }
 
     /// The "expected …, found no value/$null" error for a required key.
-    private func missingValue<T>(_ type: T.Type, key: String) -> ArchiveError {
+    private func missingValue(_ type: Any.Type, key: String) -> ArchiveError {
         let found = fields[ArchiveKeys.escape(key)] == nil ? "no value" : "$null"
-        return error(.valueNotFound, "expected \(T.self), found \(found)", key: key)
+        return error(.valueNotFound, "expected \(type), found \(found)", key: key)
     }
 
     public func decodeIfPresent(_ type: Bool.Type, forKey key: String) throws(ArchiveError) -> Bool? {
@@ -227,6 +227,7 @@ public struct KeyedArchiveDecoder {
     }
 
     /// Decodes the object under `key`; nil when the key is absent or refers to `$null`.
+    @inlinable
     public func decodeIfPresent<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String) throws(ArchiveError) -> T? {
         guard let reference = try reference(forKey: key), !reference.isNull else { return nil }
         return try session.withPath(.key(key)) { () throws(ArchiveError) in try decode(type, reference: reference) }
@@ -236,10 +237,14 @@ public struct KeyedArchiveDecoder {
     /// - Throws: ``ArchiveError/Code/valueNotFound`` when absent or `$null`,
     ///   ``ArchiveError/Code/classNotAllowed`` when its class is not admitted for `T`, and
     ///   whatever decoding the object itself throws.
+    ///
+    /// Inlinable, as are the collection conformances it reaches, so that a model's module gets
+    /// copies specialized for its own field types: unspecialized, every element of a collection
+    /// costs generic metadata lookups and witness calls.
+    @inlinable
     public func decode<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String) throws(ArchiveError) -> T {
-        // Not written as `required(decodeIfPresent(…))`: this function is called unspecialized
-        // from models in other modules, and going through `T?` costs a runtime metadata lookup
-        // for `Optional<T>` on every field (7 % of a fleet decode).
+        // Not written as `required(decodeIfPresent(…))`: where this runs unspecialized, going
+        // through `T?` costs a runtime metadata lookup for `Optional<T>` on every field.
         let reference = try requiredReference(forKey: key, expecting: T.self)
         return try session.withPath(.key(key)) { () throws(ArchiveError) in try decode(type, reference: reference) }
     }
@@ -255,8 +260,9 @@ public struct KeyedArchiveDecoder {
     }
 
     /// The non-null reference under `key`, or the "expected …, found no value/$null" error.
-    private func requiredReference<T>(forKey key: String, expecting: T.Type) throws(ArchiveError) -> ArchiveReference {
-        guard let reference = try reference(forKey: key), !reference.isNull else { throw missingValue(T.self, key: key) }
+    @usableFromInline
+    func requiredReference(forKey key: String, expecting type: Any.Type) throws(ArchiveError) -> ArchiveReference {
+        guard let reference = try reference(forKey: key), !reference.isNull else { throw missingValue(type, key: key) }
         return reference
     }
 

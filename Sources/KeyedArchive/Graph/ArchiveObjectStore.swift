@@ -120,6 +120,7 @@ enum ArchiveObjectView {
 }
 
 /// An object with a class: the UID of its class dictionary and its stored fields.
+@usableFromInline
 struct ArchiveInstanceView {
     let classUID: Int
     let fields: ArchiveFields
