@@ -13,7 +13,10 @@
 //     KeyedArchiver (binary and XML) succeeds, decoding that gives a graph equal to the first
 //     in value (strings compared by Unicode scalars, numbers and dates exactly) and in sharing
 //     structure (which objects are the same instance, including the weak owner back-references),
-//     and archiving the second decode gives the same bytes as archiving the first.
+//     and archiving the second decode gives the same bytes as archiving the first;
+//   - decoding the input's bytes directly (`KeyedUnarchiver(bytes:)`, which reads a binary
+//     archive in place and takes typed decoding's shortcuts) gives the same outcome as decoding
+//     the generic view: the same error (code, UID, key path and message), or an equal graph.
 // Any crash, sanitizer report (leaks included: a decoded graph must be freed), timeout,
 // out-of-memory or failed check is a finding (Docs/Fuzzing.md).
 
@@ -36,28 +39,41 @@ public func typedFleetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: I
         return 0
     }
 
-    TypedFleet.run(graph: graph, options: options)
+    TypedFleet.run(bytes: bytes, graph: graph, options: options)
     return 0
 }
 
 enum TypedFleet {
-    static func run(graph: ArchiveGraph, options: ArchiveReadingOptions) {
+    static func run(bytes: [UInt8], graph: ArchiveGraph, options: ArchiveReadingOptions) {
         // The class family.
-        classes([Pilot].self, graph: graph, options: options, shape: { FleetShape.pilots($0) })
-        classes(Pilot.self, graph: graph, options: options, shape: { FleetShape.pilots([$0]) })
-        classes([Airplane].self, graph: graph, options: options, shape: { FleetShape.airplanes($0) })
-        classes(Airplane.self, graph: graph, options: options, shape: { FleetShape.airplanes([$0]) })
+        classes([Pilot].self, bytes: bytes, graph: graph, options: options, shape: { FleetShape.pilots($0) })
+        classes(Pilot.self, bytes: bytes, graph: graph, options: options, shape: { FleetShape.pilots([$0]) })
+        classes([Airplane].self, bytes: bytes, graph: graph, options: options, shape: { FleetShape.airplanes($0) })
+        classes(Airplane.self, bytes: bytes, graph: graph, options: options, shape: { FleetShape.airplanes([$0]) })
         // The struct family.
-        classes([PilotValue].self, registry: Fleet.valueRegistry, graph: graph, options: options, shape: { FleetShape.pilotValues($0) })
-        classes(PilotValue.self, registry: Fleet.valueRegistry, graph: graph, options: options, shape: { FleetShape.pilotValues([$0]) })
+        classes([PilotValue].self, registry: Fleet.valueRegistry, bytes: bytes, graph: graph, options: options, shape: { FleetShape.pilotValues($0) })
+        classes(PilotValue.self, registry: Fleet.valueRegistry, bytes: bytes, graph: graph, options: options, shape: { FleetShape.pilotValues([$0]) })
         family(graph: graph, options: options)
     }
 
     /// Decodes `T` at `root`; on success re-archives and compares.
-    static func classes<T: ArchiveObjectCodable>(_ type: T.Type, registry: ArchiveRegistry = Fleet.registry, graph: ArchiveGraph, options: ArchiveReadingOptions, shape: (T) -> [FleetShape.Token]) {
+    static func classes<T: ArchiveObjectCodable>(_ type: T.Type, registry: ArchiveRegistry = Fleet.registry, bytes: [UInt8], graph: ArchiveGraph,
+                                                 options: ArchiveReadingOptions, shape: (T) -> [FleetShape.Token]) {
         let what = "\(T.self)"
         let first: T
-        switch Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(graph: graph, registry: registry, options: options).decode(type) }) {
+        let usual = Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(graph: graph, registry: registry, options: options).decode(type) })
+        let direct = Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(bytes: bytes, registry: registry, options: options).decode(type) })
+        switch (usual, direct) {
+        case (.failure(let error), .failure(let again)):
+            guard again == error, again.message == error.message else { fuzzFinding("\(what): decoding the bytes and the generic view fail differently: \(again) vs \(error)") }
+        case (.success(let value), .success(let again)):
+            guard shape(again) == shape(value) else { fuzzFinding("\(what): decoding the bytes and the generic view give different graphs") }
+        case (.failure(let error), .success):
+            fuzzFinding("\(what): decoding the bytes succeeds where the generic view fails with \(error)")
+        case (.success, .failure(let error)):
+            fuzzFinding("\(what): decoding the bytes fails with \(error) where the generic view succeeds")
+        }
+        switch usual {
         case .failure(let error):
             checkDecodingError(error, graph: graph, what)
             return
