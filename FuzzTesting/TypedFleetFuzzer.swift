@@ -16,7 +16,8 @@
 //     and archiving the second decode gives the same bytes as archiving the first;
 //   - decoding the input's bytes directly (`KeyedUnarchiver(bytes:)`, which reads a binary
 //     archive in place and takes typed decoding's shortcuts) gives the same outcome as decoding
-//     the generic view: the same error (code, UID, key path and message), or an equal graph.
+//     the generic view: the same error (code, UID, key path and message), or an equal graph —
+//     also under a visit budget and a primitive policy taken from the input's last byte.
 // Any crash, sanitizer report (leaks included: a decoded graph must be freed), timeout,
 // out-of-memory or failed check is a finding (Docs/Fuzzing.md).
 
@@ -61,17 +62,15 @@ enum TypedFleet {
                                                  options: ArchiveReadingOptions, shape: (T) -> [FleetShape.Token]) {
         let what = "\(T.self)"
         let first: T
-        let usual = Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(graph: graph, registry: registry, options: options).decode(type) })
-        let direct = Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(bytes: bytes, registry: registry, options: options).decode(type) })
-        switch (usual, direct) {
-        case (.failure(let error), .failure(let again)):
-            guard again == error, again.message == error.message else { fuzzFinding("\(what): decoding the bytes and the generic view fail differently: \(again) vs \(error)") }
-        case (.success(let value), .success(let again)):
-            guard shape(again) == shape(value) else { fuzzFinding("\(what): decoding the bytes and the generic view give different graphs") }
-        case (.failure(let error), .success):
-            fuzzFinding("\(what): decoding the bytes succeeds where the generic view fails with \(error)")
-        case (.success, .failure(let error)):
-            fuzzFinding("\(what): decoding the bytes fails with \(error) where the generic view succeeds")
+        let usual = sameOutcome(type, registry: registry, bytes: bytes, graph: graph, options: options, shape: shape, what)
+        // Again under a visit budget and a primitive policy taken from the input, so that the
+        // edges of both are reached (the shortcuts of typed decoding must meet them exactly there).
+        if let seed = bytes.last {
+            var tight = options
+            tight.maximumVisitCount = Int(seed)
+            var narrow = registry
+            narrow.primitives = ArchivePrimitivePolicy(rawValue: seed & 0x3F)
+            _ = sameOutcome(type, registry: narrow, bytes: bytes, graph: graph, options: tight, shape: shape, "\(what) (budget \(seed), policy \(seed & 0x3F))")
         }
         switch usual {
         case .failure(let error):
@@ -103,6 +102,25 @@ enum TypedFleet {
                 }
             }
         }
+    }
+
+    /// Decodes `T` from the generic view and from the bytes directly; both must give the same
+    /// error, or equal graphs. Returns the generic view's outcome.
+    static func sameOutcome<T: ArchiveObjectDecodable>(_ type: T.Type, registry: ArchiveRegistry, bytes: [UInt8], graph: ArchiveGraph, options: ArchiveReadingOptions,
+                                                     shape: (T) -> [FleetShape.Token], _ what: String) -> Result<T, ArchiveError> {
+        let usual = Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(graph: graph, registry: registry, options: options).decode(type) })
+        let direct = Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(bytes: bytes, registry: registry, options: options).decode(type) })
+        switch (usual, direct) {
+        case (.failure(let error), .failure(let again)):
+            guard again == error, again.message == error.message else { fuzzFinding("\(what): decoding the bytes and the generic view fail differently: \(again) vs \(error)") }
+        case (.success(let value), .success(let again)):
+            guard shape(again) == shape(value) else { fuzzFinding("\(what): decoding the bytes and the generic view give different graphs") }
+        case (.failure(let error), .success):
+            fuzzFinding("\(what): decoding the bytes succeeds where the generic view fails with \(error)")
+        case (.success, .failure(let error)):
+            fuzzFinding("\(what): decoding the bytes fails with \(error) where the generic view succeeds")
+        }
+        return usual
     }
 
     /// The struct family at `root`, requested as its protocol.

@@ -76,11 +76,15 @@ import Testing
         init(from decoder: KeyedArchiveDecoder) throws {
             text = try decoder.decode(String.self, forKey: "text")
             next = nil
+            // A model may catch a field's error and go on: `count` is a number, not a string,
+            // and the path of what is decoded next must not keep its key.
+            _ = try? decoder.decode(String.self, forKey: "count")
             decoder.decode(ChainNote.self, forKey: "next") { [self] next in self.next = next }
         }
 
         func encode(to encoder: KeyedArchiveEncoder) throws {
             try encoder.encode(text, forKey: "text")
+            try encoder.encode(UInt64(text.utf8.count), forKey: "count")
             try encoder.encode(next, forKey: "next")
         }
     }
@@ -106,6 +110,7 @@ import Testing
             } else {
                 try encoder.encode("note \(number)", forKey: "text")
             }
+            try encoder.encode(UInt64(number), forKey: "count")
             try encoder.encode(next, forKey: "next")
         }
     }
@@ -196,6 +201,21 @@ import Testing
         #expect(firstSuccess == 7)
     }
 
+    /// The same for each misreading: a shortcut that declines (a number that does not fit, a
+    /// string that is a number) must not have counted the visit the general path counts again.
+    @Test(arguments: Misreading.allCases)
+    func everyVisitBudgetFailsAlikeWhenMisread(mode: Misreading) throws {
+        let bytes = try KeyedArchiver.archive(Self.gauges, registry: Self.registry(Gauge.self, as: "Gauge"))
+        let registry = Self.registry(GaugeMisreader.self, as: "Gauge")
+        try GaugeMisreader.$mode.withValue(mode) {
+            for budget in 0...12 {
+                var options = ArchiveReadingOptions.default
+                options.maximumVisitCount = budget
+                Self.sameFailure(try Self.bothWays([GaugeMisreader].self, bytes, registry: registry, options: options), "\(mode), budget \(budget)")
+            }
+        }
+    }
+
     /// Refusing a primitive refuses it on the shortcut too.
     @Test(arguments: ArchivePrimitivePolicy.names.map(\.name))
     func primitivePolicyRefusesAlike(name: String) throws {
@@ -229,5 +249,75 @@ import Testing
         let error = Self.sameFailure(try Self.bothWays(ChainNote.self, bytes, registry: registry), "faulty chain")
         #expect(error?.code == .typeMismatch)
         #expect(error?.keyPath.description == "root.next.next.text")
+    }
+
+    /// Two fields whose keys only look alike (a precomposed and a decomposed "é"): each child's
+    /// back-reference keeps its own key's spelling in its path.
+    final class Parent: KeyedArchivable {
+        static let precomposed = "\u{E9}"
+        static let decomposed = "e\u{301}"
+        var first: Child?
+        var second: WrongOwnerChild?
+
+        init() {}
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            first = try decoder.decode(Child.self, forKey: Self.precomposed)
+            second = try decoder.decode(WrongOwnerChild.self, forKey: Self.decomposed)
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(first, forKey: Self.precomposed)
+            try encoder.encode(second, forKey: Self.decomposed)
+        }
+    }
+
+    final class Child: KeyedArchivable {
+        weak var owner: Parent?
+
+        init(owner: Parent) { self.owner = owner }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            decoder.decode(Parent.self, forKey: "owner") { [weak self] owner in self?.owner = owner }
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encodeConditional(owner, forKey: "owner")
+        }
+    }
+
+    /// Asks for its owner as a `Gauge`, which the owner is not: its back-reference fails.
+    final class WrongOwnerChild: KeyedArchivable {
+        weak var owner: Parent?
+
+        init(owner: Parent) { self.owner = owner }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            decoder.decode(Gauge.self, forKey: "owner") { _ in }
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encodeConditional(owner, forKey: "owner")
+        }
+    }
+
+    @Test func lookalikeKeysKeepTheirOwnPaths() throws {
+        var registry = ArchiveRegistry()
+        registry.register(Parent.self)
+        registry.register(Child.self)
+        registry.register(WrongOwnerChild.self)
+        registry.register(Gauge.self)
+        let parent = Parent()
+        parent.first = Child(owner: parent)
+        parent.second = WrongOwnerChild(owner: parent)
+        let bytes = try KeyedArchiver.archive(parent, registry: registry)
+        let error = Self.sameFailure(try Self.bothWays(Parent.self, bytes, registry: registry), "look-alike keys")
+        #expect(error?.code == .classNotAllowed)
+        // By scalars: `==` on the key path would take either spelling of "é".
+        let keys = (error?.keyPath.components ?? []).map { component -> [Unicode.Scalar] in
+            if case .key(let key) = component { return Array(key.unicodeScalars) }
+            return []
+        }
+        #expect(keys == [Array("root".unicodeScalars), Array(Parent.decomposed.unicodeScalars), Array("owner".unicodeScalars)])
     }
 }

@@ -168,9 +168,10 @@ final class ArchiveDecodingSession {
     @usableFromInline
     func withPath<R>(_ component: ArchiveKeyPath.Component, _ body: () throws(ArchiveError) -> R) throws(ArchiveError) -> R {
         state.pointee.path.append(component)
-        let result = try body()
-        state.pointee.path.removeLast()
-        return result
+        // Popped on a throw too: a model may catch an error and go on decoding, and the paths
+        // of what it decodes next must not keep the failed field's key.
+        defer { state.pointee.path.removeLast() }
+        return try body()
     }
 
     /// Refuses an object that stores one key twice. Apple's writers never do; a hand-made
@@ -232,14 +233,15 @@ final class ArchiveDecodingSession {
         return table.plainString(entry: uid)
     }
 
-    /// The value of the plain integer entry at `uid`.
+    /// The value of the plain integer entry at `uid`, if it fits `I` (the visit is counted only
+    /// then: the general path, which reports the misfit, counts it itself).
     @inline(__always)
-    func plainInteger(at uid: Int) -> Int64? {
+    func plainInteger<I: FixedWidthInteger>(at uid: Int, as type: I.Type) -> I? {
         guard let table = binaryTable, uid < table.count, admitsPlainIntegers,
               state.pointee.visitCount < options.maximumVisitCount,
-              let value = table.plainInteger(entry: uid) else { return nil }
+              let value = table.plainInteger(entry: uid), let exact = I(exactly: value) else { return nil }
         state.pointee.visitCount += 1
-        return value
+        return exact
     }
 
     /// Checks a plain `$objects` value (no class to check) against the registry's primitive
@@ -471,7 +473,7 @@ final class ArchiveDecodingSession {
         let depth = state.pointee.path.count
         var shared = 0
         let known = min(depth, state.pointee.lastPathNodes.count)
-        while shared < known, state.pointee.pathNodes[Int(state.pointee.lastPathNodes[shared])].component == state.pointee.path[shared] {
+        while shared < known, Self.isSame(state.pointee.pathNodes[Int(state.pointee.lastPathNodes[shared])].component, state.pointee.path[shared]) {
             shared += 1
         }
         state.pointee.lastPathNodes.removeSubrange(shared...)
@@ -493,6 +495,16 @@ final class ArchiveDecodingSession {
         clearDeferred()
     }
 
+    /// Key components compared by Unicode scalars, not by Swift's canonical equivalence: two
+    /// keys that only look alike are two fields, and each path keeps its own spelling.
+    private static func isSame(_ first: ArchiveKeyPath.Component, _ second: ArchiveKeyPath.Component) -> Bool {
+        switch (first, second) {
+        case (.key(let one), .key(let other)): return one.isExactlyEqualTo(other)
+        case (.index(let one), .index(let other)): return one == other
+        default: return false
+        }
+    }
+
     private func clearDeferred() {
         state.pointee.deferred.removeAll()
         state.pointee.pathNodes.removeAll()
@@ -511,6 +523,7 @@ final class ArchiveDecodingSession {
         while position < state.pointee.deferred.count {
             let (node, work) = state.pointee.deferred[position]
             position += 1
+            state.pointee.path.removeAll(keepingCapacity: true)
             state.pointee.pathPrefix = node
             try work()
         }

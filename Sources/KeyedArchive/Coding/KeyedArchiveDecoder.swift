@@ -88,7 +88,7 @@ public struct KeyedArchiveDecoder {
         case .integer(let value):
             if let exact = I(exactly: value) { return exact }
         case .reference(let uid):
-            if let value = session.plainInteger(at: uid), let exact = I(exactly: value) { return exact }
+            if let exact = session.plainInteger(at: uid, as: I.self) { return exact }
         case .absent:
             return nil
         case .other:
