@@ -219,9 +219,8 @@ final class ArchiveDecodingSession {
     /// The string of the plain string entry at `uid` (a UID already read from a validated field).
     @inline(__always)
     func plainString(at uid: Int) -> String? {
-        guard let table = binaryTable, uid < table.count, admitsPlainStrings,
-              state.pointee.visitCount < options.maximumVisitCount,
-              let string = table.plainString(entry: uid) else { return nil }
+        guard uid < store.count, state.pointee.visitCount < options.maximumVisitCount,
+              let string = indexedPlainString(uid) else { return nil }
         state.pointee.visitCount += 1
         return string
     }

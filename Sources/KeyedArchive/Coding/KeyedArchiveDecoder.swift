@@ -282,16 +282,16 @@ public struct KeyedArchiveDecoder {
         let decoder = self
         // The fields never change, so the reference is looked up now; anything but a reference
         // (absent, or a wrong type) goes through decodeIfPresent then, which says what it is.
-        guard let uid = storedReference(forKey: key) else {
+        guard let stored = (try? reference(forKey: key)) ?? nil else {
             session.enqueue { () throws(ArchiveError) in
                 assign(try decoder.decodeIfPresent(type, forKey: key))
             }
             return
         }
         session.enqueue { () throws(ArchiveError) in
-            guard uid.value != 0 else { return assign(nil) }
+            guard !stored.isNull else { return assign(nil) }
             assign(try decoder.session.withPath(.key(key)) { () throws(ArchiveError) in
-                try decoder.decode(type, reference: ArchiveReference(uid: uid))
+                try decoder.decode(type, reference: stored)
             })
         }
     }
@@ -310,18 +310,6 @@ public struct KeyedArchiveDecoder {
         guard let reference = try reference(forKey: key), !reference.isNull else { return nil }
         return try session.withPath(.key(key)) { () throws(ArchiveError) in
             try session.decodeModel(type, reference: reference)
-        }
-    }
-
-    /// The UID stored under `key`; nil when absent or anything but a UID.
-    @usableFromInline
-    func storedReference(forKey key: String) -> PropertyListUID? {
-        switch content(forKey: key) {
-        case .reference(let found): return PropertyListUID(UInt64(found))
-        case .absent, .integer: return nil
-        case .other:
-            if case .uid(let found)? = fields[ArchiveKeys.escape(key)] { return found }
-            return nil
         }
     }
 

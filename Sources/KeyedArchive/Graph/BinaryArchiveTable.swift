@@ -317,11 +317,7 @@ final class BinaryArchiveTable {
         switch marker >> 4 {
         case 0x0: return .bool(marker == 0x09)
         case 0x1:
-            let width = 1 &<< Int(marker & 0x0F)
-            if width == 8 {
-                return .integer(PropertyListInteger(Int64(bitPattern: UInt64(truncatingIfNeeded: Self.load(raw, at: offset &+ 1, width: 8)))))
-            }
-            return .integer(PropertyListInteger(Int64(Self.load(raw, at: offset &+ 1, width: width))))
+            return .integer(PropertyListInteger(Self.integer(raw, marker: marker, at: offset)))
         case 0x2:
             if marker == 0x22 {
                 return .real(.float32(Float(bitPattern: UInt32(truncatingIfNeeded: Self.load(raw, at: offset &+ 1, width: 4)))))
