@@ -115,6 +115,34 @@ import Testing
         }
     }
 
+    /// Fields under keys built at run time, all of one length, each read with a key made anew:
+    /// a freed key's storage is soon reused for the next key, with another text. The table's
+    /// key memo is keyed by a String's words, so only its check of the text keeps these apart.
+    struct Readings: KeyedArchivable, Equatable {
+        static let channels = 8
+        var values: [Int64]
+
+        init(values: [Int64]) { self.values = values }
+
+        static func key(_ channel: Int) -> String {
+            // Longer than 15 bytes, so not a small string: its words are its storage's address.
+            "sensor channel number \(channel)"
+        }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            var values = [Int64](repeating: 0, count: Self.channels)
+            // Read in an order unlike the file's, and each channel twice.
+            for channel in (0..<Self.channels).reversed() + Array(0..<Self.channels) {
+                values[channel] = try decoder.decode(Int64.self, forKey: Self.key(channel))
+            }
+            self.values = values
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            for (channel, value) in values.enumerated() { try encoder.encode(value, forKey: Self.key(channel)) }
+        }
+    }
+
     static func registry<T: KeyedArchivable>(_ type: T.Type, as className: String) -> ArchiveRegistry {
         var registry = ArchiveRegistry()
         registry.register(type, className: className)
@@ -153,6 +181,39 @@ import Testing
         let outcome = try Self.bothWays([Gauge].self, bytes, registry: registry)
         #expect(try outcome.direct.get() == Self.gauges)
         #expect(try outcome.usual.get() == Self.gauges)
+    }
+
+    @Test func runtimeKeysAreMatchedByTheirText() throws {
+        let registry = Self.registry(Readings.self, as: "Readings")
+        let readings = (0..<40).map { object in Readings(values: (0..<Readings.channels).map { Int64(object * 100 + $0) }) }
+        let bytes = try KeyedArchiver.archive(readings, registry: registry)
+        let outcome = try Self.bothWays([Readings].self, bytes, registry: registry)
+        #expect(try outcome.direct.get() == readings)
+        #expect(try outcome.usual.get() == readings)
+    }
+
+    /// Apple's and our writers store each key text once; a file may store it once per object
+    /// (Foundation on Linux does). The key memo then meets one text in many key objects.
+    @Test func keysStoredOncePerObjectAreFound() throws {
+        let registry = Self.registry(Readings.self, as: "Readings")
+        let readings = (0..<12).map { object in Readings(values: (0..<Readings.channels).map { Int64(object * 10 + $0) }) }
+        var document = try BinaryPropertyListReader.read(try KeyedArchiver.archive(readings, registry: registry))
+        let original = document.objects
+        var copied = 0
+        for (index, object) in original.enumerated() {
+            guard case .dictionary(let keys, let values) = object, keys.count == Readings.channels + 1 else { continue }
+            let ownKeys = keys.map { key -> Int in
+                document.objects.append(original[key])
+                return document.objects.count - 1
+            }
+            document.objects[index] = .dictionary(keys: ownKeys, values: values)
+            copied += 1
+        }
+        #expect(copied == readings.count)
+        let bytes = try BinaryPropertyListWriter().write(document)
+        let outcome = try Self.bothWays([Readings].self, bytes, registry: registry)
+        #expect(try outcome.direct.get() == readings)
+        #expect(try outcome.usual.get() == readings)
     }
 
     @Test(arguments: Misreading.allCases)

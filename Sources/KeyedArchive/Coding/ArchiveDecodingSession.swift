@@ -62,7 +62,7 @@ final class ArchiveDecodingSession {
         /// `pathNodes`, a tree of the paths seen when references were registered. Registrations
         /// of one parent's children share all but their last components, so a registration
         /// usually adds one node instead of copying its whole path.
-        var deferred: [(pathNode: Int32, work: () throws(ArchiveError) -> Void)] = []
+        var deferred: [DeferredWork] = []
         var pathNodes: [(parent: Int32, component: ArchiveKeyPath.Component)] = []
         /// The nodes of the last registration's path, by depth, and the node it hung from.
         var lastPathNodes: [Int32] = []
@@ -70,6 +70,13 @@ final class ArchiveDecodingSession {
         /// While a back-reference resolves, the node of its object's path, which `keyPath` puts
         /// before `path`; -1 otherwise. Nothing is copied unless a key path is asked for.
         var pathPrefix: Int32 = -1
+    }
+    /// A struct rather than a tuple: an array of tuples holds the closure at its most general
+    /// abstraction, which costs a thunk allocation per registration and a value-witness call
+    /// per destruction.
+    struct DeferredWork {
+        var pathNode: Int32
+        var work: () throws(ArchiveError) -> Void
     }
     private static let classLookupUnknown: Int32 = -2
     private static let classLookupNone: Int32 = -1
@@ -322,6 +329,15 @@ final class ArchiveDecodingSession {
                                keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: store.classDescriptor(of: uid)?.classes ?? [],
                                remedy: "registry.register(\(requested).self) before decoding it (or registerFamily for a protocol)")
         }
+        // A reference to an object already decoded and already admitted for this family (a
+        // shared object, a back-reference) takes what the checks below took the first time.
+        if state.pointee.objectStates[uid] == .finished, let classUID = store.instanceClassUID(uid) {
+            let familyKey = Self.packed(family)
+            let slot = Int(state.pointee.modelSlots[uid])
+            if familyKey >= 0, state.pointee.admittedFamilies[classUID] == familyKey, slot >= 0 {
+                return (state.pointee.models[slot], uid)
+            }
+        }
         guard let (instance, descriptor) = store.instance(uid) else {
             throw error(.typeMismatch, "expected an object of class \(registry.entries[family.entry].className), found \(describe(uid))", uid: uid)
         }
@@ -475,7 +491,7 @@ final class ArchiveDecodingSession {
         while shared < known, Self.isSame(state.pointee.pathNodes[Int(state.pointee.lastPathNodes[shared])].component, state.pointee.path[shared]) {
             shared += 1
         }
-        state.pointee.lastPathNodes.removeSubrange(shared...)
+        state.pointee.lastPathNodes.removeLast(state.pointee.lastPathNodes.count - shared)
         var node = shared > 0 ? state.pointee.lastPathNodes[shared - 1] : base
         for level in shared..<depth {
             // 2^31 nodes would take more memory than any decode has; stop rather than wrap.
@@ -484,7 +500,7 @@ final class ArchiveDecodingSession {
             state.pointee.lastPathNodes.append(next)
             node = next
         }
-        state.pointee.deferred.append((node, work))
+        state.pointee.deferred.append(DeferredWork(pathNode: node, work: work))
     }
 
     /// Drops the back-references of a failed decode. Their closures hold decoders, which hold
@@ -498,7 +514,10 @@ final class ArchiveDecodingSession {
     /// keys that only look alike are two fields, and each path keeps its own spelling.
     private static func isSame(_ first: ArchiveKeyPath.Component, _ second: ArchiveKeyPath.Component) -> Bool {
         switch (first, second) {
-        case (.key(let one), .key(let other)): return one.isExactlyEqualTo(other)
+        case (.key(let one), .key(let other)):
+            // Equal bits are the same small string or the same storage (a model's literal key).
+            if unsafeBitCast(one, to: (UInt64, UInt64).self) == unsafeBitCast(other, to: (UInt64, UInt64).self) { return true }
+            return one.isExactlyEqualTo(other)
         case (.index(let one), .index(let other)): return one == other
         default: return false
         }
@@ -520,11 +539,11 @@ final class ArchiveDecodingSession {
         state.pointee.path.removeAll(keepingCapacity: true)
         var position = 0
         while position < state.pointee.deferred.count {
-            let (node, work) = state.pointee.deferred[position]
+            let next = state.pointee.deferred[position]
             position += 1
             state.pointee.path.removeAll(keepingCapacity: true)
-            state.pointee.pathPrefix = node
-            try work()
+            state.pointee.pathPrefix = next.pathNode
+            try next.work()
         }
         clearDeferred()
         state.pointee.path = outer

@@ -59,6 +59,19 @@ enum ArchiveObjectStore {
         }
     }
 
+    /// The UID of the class dictionary of the instance at `uid`, without making its view.
+    @inline(__always)
+    func instanceClassUID(_ uid: Int) -> Int? {
+        switch self {
+        case .graph(let graph):
+            guard case .instance(let instance) = graph.objects[uid] else { return nil }
+            return Int(truncatingIfNeeded: instance.classUID.value)
+        case .binary(let table):
+            let entry = table.entries[uid]
+            return entry.kind == .instance ? Int(entry.link) : nil
+        }
+    }
+
     /// The class dictionary of the instance at `uid`.
     func classDescriptor(of uid: Int) -> ArchiveGraph.ClassDescriptor? {
         instance(uid)?.descriptor

@@ -44,6 +44,13 @@ final class BinaryArchiveTable {
         self.entries = entries
         self.descriptors = descriptors
         self.top = top
+        keyMemo = .allocate(capacity: Self.keyMemoSlots)
+        keyMemo.initialize(repeating: KeyMemoSlot(), count: Self.keyMemoSlots)
+    }
+
+    deinit {
+        keyMemo.deinitialize(count: Self.keyMemoSlots)
+        keyMemo.deallocate()
     }
 
     var count: Int { entries.count }
@@ -66,6 +73,10 @@ final class BinaryArchiveTable {
     /// (made anew each time, one long string listed many times would be copied as many times).
     /// Confined, like the decoding session that owns this table, to one decode.
     private var madeValues: [Int: PropertyListValue] = [:]
+    /// Where `fieldObject` found each key a model asks for: models ask for the same literal
+    /// keys object after object, and a reference compares faster than a text. Allocated once,
+    /// so that updating it costs no exclusivity check.
+    private let keyMemo: UnsafeMutablePointer<KeyMemoSlot>
 
     /// The value of a validated binary object that is a scalar or an array of scalars.
     func value(ofObject object: Int) -> PropertyListValue {
@@ -198,22 +209,56 @@ final class BinaryArchiveTable {
     /// The value object stored under `storedKey` (the last one with that key, as
     /// ``PropertyListDictionary`` looks keys up).
     private func fieldObject(_ storedKey: String, inDictionary object: Int) -> Int? {
-        if let found = storedKey.utf8.withContiguousStorageIfAvailable({ fieldObject($0, inDictionary: object) }) {
+        // A String's two words: a short key's text itself, a long one's storage. The memo is
+        // keyed by them; a hit is still checked against the text below, for storage can be
+        // freed and reused for another text.
+        let identity = unsafeBitCast(storedKey, to: (UInt64, UInt64).self)
+        if let found = storedKey.utf8.withContiguousStorageIfAvailable({ fieldObject($0, identity: identity, inDictionary: object) }) {
             return found
         }
         var copy = storedKey
-        return copy.withUTF8 { fieldObject($0, inDictionary: object) }
+        return copy.withUTF8 { fieldObject($0, identity: identity, inDictionary: object) }
     }
 
-    private func fieldObject(_ key: UnsafeBufferPointer<UInt8>, inDictionary object: Int) -> Int? {
+    private func fieldObject(_ key: UnsafeBufferPointer<UInt8>, identity: (UInt64, UInt64), inDictionary object: Int) -> Int? {
         bytes.withUnsafeBytes { raw -> Int? in
             objectOffsets.withUnsafeBufferPointer { offsets -> Int? in
                 let header = Self.header(raw, at: Int(offsets[object]))
                 let size = referenceSize
+                // Up to four slots from the key's hash: models ask for a few dozen keys, and a
+                // key stays where it was first put, so collisions do not make keys evict each other.
+                let mixed = (identity.0 ^ (identity.1 &* 0xC2B2_AE3D_27D4_EB4F)) &* 0x9E37_79B9_7F4A_7C15
+                let home = Int(truncatingIfNeeded: mixed >> 56)
+                var free = -1
+                for probe in 0..<Self.keyMemoProbes {
+                    let slot = keyMemo + ((home &+ probe) & (Self.keyMemoSlots - 1))
+                    guard slot.pointee.object >= 0 else {
+                        if free < 0 { free = (home &+ probe) & (Self.keyMemoSlots - 1) }
+                        break
+                    }
+                    guard slot.pointee.identity == identity else { continue }
+                    // The key object that held this key last time, found again by comparing
+                    // references, not texts; then its text is compared once.
+                    let candidate = slot.pointee.object
+                    var position = header.payload
+                    for index in 0..<header.count {
+                        if Self.load(raw, at: position, width: size) == candidate {
+                            guard Self.stringObject(raw, at: Int(offsets[candidate]), equals: key) else { break }
+                            return Self.load(raw, at: header.payload &+ (header.count &+ index) &* size, width: size)
+                        }
+                        position &+= size
+                    }
+                    free = (home &+ probe) & (Self.keyMemoSlots - 1)
+                    break
+                }
+                // From the last key, as the value tree looks keys up. (An instance's keys are
+                // distinct once validated, so the memo's match above is this same one.)
                 var position = header.payload &+ (header.count &- 1) &* size
                 var remaining = header.count
                 while remaining > 0 {
-                    if Self.stringObject(raw, at: Int(offsets[Self.load(raw, at: position, width: size)]), equals: key) {
+                    let keyObject = Self.load(raw, at: position, width: size)
+                    if Self.stringObject(raw, at: Int(offsets[keyObject]), equals: key) {
+                        keyMemo[free >= 0 ? free : home & (Self.keyMemoSlots - 1)] = KeyMemoSlot(identity: identity, object: keyObject)
                         return Self.load(raw, at: position &+ header.count &* size, width: size)
                     }
                     position &-= size
@@ -223,6 +268,14 @@ final class BinaryArchiveTable {
             }
         }
     }
+
+    /// A key (the words of its String) and the key object that last held its text.
+    private struct KeyMemoSlot {
+        var identity: (UInt64, UInt64) = (0, 0)
+        var object = -1
+    }
+    private static let keyMemoSlots = 256
+    private static let keyMemoProbes = 4
 
     /// A `width`-byte (1...8) big-endian number at a checked position (8 bytes with the top bit
     /// set come back negative). The property-list module's loader, kept here so that it inlines.
