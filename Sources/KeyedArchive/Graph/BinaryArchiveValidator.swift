@@ -194,7 +194,20 @@ struct BinaryArchiveValidator {
         guard let dictionary = container(object, marker: 0xD) else { return nil }
         // The dictionary, its keys, and its values as the tree counts them.
         var size = 1 &+ dictionary.count
-        var classValue = -1, classOccurrences = 0
+        if let classPosition = knownLayout(dictionary) {
+            // The same key objects as an instance already checked: their roles and distinctness
+            // are known, and only the values are checked.
+            for index in 0..<dictionary.count {
+                let value = reference(at: dictionary.payload &+ (dictionary.count &+ index) &* referenceSize)
+                guard value < objectCount, let valueSize = checkField(value) else { return nil }
+                size &+= valueSize
+                guard fitsExpanded(size) else { return nil }
+            }
+            let classValue = reference(at: dictionary.payload &+ (dictionary.count &+ classPosition) &* referenceSize)
+            guard let entry = instanceEntry(compact, classValue: classValue) else { return nil }
+            return (entry, size)
+        }
+        var classValue = -1, classOccurrences = 0, classPosition = 0
         var nameValue = -1, nameOccurrences = 0, chainValue = -1, chainOccurrences = 0, hintsValue = -1, hintsOccurrences = 0
         for index in 0..<dictionary.count {
             let key = reference(at: dictionary.payload &+ index &* referenceSize)
@@ -203,7 +216,7 @@ struct BinaryArchiveValidator {
             switch keyRole(key) {
             case .invalid: return nil
             case .plain: break
-            case .classKey: classValue = value; classOccurrences &+= 1
+            case .classKey: classValue = value; classOccurrences &+= 1; classPosition = index
             case .className: nameValue = value; nameOccurrences &+= 1
             case .classes: chainValue = value; chainOccurrences &+= 1
             case .classHints: hintsValue = value; hintsOccurrences &+= 1
@@ -215,10 +228,9 @@ struct BinaryArchiveValidator {
             guard fitsExpanded(size) else { return nil }
         }
         if classOccurrences > 0 {
-            guard classOccurrences == 1, raw[Int(offsets[classValue])] >> 4 == 0x8, keysAreDistinct(dictionary),
-                  case .uid(let classUID) = valueOf(classValue),
-                  let link = Int32(exactly: classUID.value) else { return nil }
-            return (.init(object: compact, kind: .instance, link: link), size)
+            guard classOccurrences == 1, keysAreDistinct(dictionary), let entry = instanceEntry(compact, classValue: classValue) else { return nil }
+            rememberLayout(dictionary, classPosition: classPosition)
+            return (entry, size)
         }
         // Within the budget before any name is made (the caller adds `size` next).
         guard nameOccurrences == 1, chainOccurrences == 1, hintsOccurrences <= 1,
@@ -234,6 +246,47 @@ struct BinaryArchiveValidator {
               let slot = Int32(exactly: descriptors.count) else { return nil }
         descriptors.append(ArchiveGraph.ClassDescriptor(name: name, classes: classes, hints: hints))
         return (.init(object: compact, kind: .classDescriptor, link: slot), size)
+    }
+
+    /// An instance whose `$class` value is the binary object `classValue`.
+    private func instanceEntry(_ compact: UInt32, classValue: Int) -> BinaryArchiveTable.Entry? {
+        guard raw[Int(offsets[classValue])] >> 4 == 0x8, case .uid(let classUID) = valueOf(classValue),
+              let link = Int32(exactly: classUID.value) else { return nil }
+        return .init(object: compact, kind: .instance, link: link)
+    }
+
+    // MARK: Key layouts
+
+    /// The key objects of a few instances already checked — one `$class`, the other keys plain,
+    /// all distinct — and where `$class` is among them. Objects of one class store the same key
+    /// objects in the same order, so most instances match one and skip the key checks.
+    private struct KeyLayout {
+        var keysStart: Int
+        var count: Int
+        var classPosition: Int
+    }
+    private var layouts: [KeyLayout] = []
+    private var layoutKeys: [Int] = []
+    private static let maximumLayouts = 16
+    private static let maximumLayoutKeys = 32
+
+    /// Where `$class` is, when the dictionary's keys are those of a remembered layout.
+    private func knownLayout(_ dictionary: Header) -> Int? {
+        for layout in layouts where layout.count == dictionary.count {
+            var index = 0
+            while index < layout.count,
+                  layoutKeys[layout.keysStart &+ index] == reference(at: dictionary.payload &+ index &* referenceSize) {
+                index &+= 1
+            }
+            if index == layout.count { return layout.classPosition }
+        }
+        return nil
+    }
+
+    private mutating func rememberLayout(_ dictionary: Header, classPosition: Int) {
+        guard layouts.count < Self.maximumLayouts, dictionary.count <= Self.maximumLayoutKeys else { return }
+        layouts.append(KeyLayout(keysStart: layoutKeys.count, count: dictionary.count, classPosition: classPosition))
+        for index in 0..<dictionary.count { layoutKeys.append(reference(at: dictionary.payload &+ index &* referenceSize)) }
     }
 
     /// `$classes` or `$classhints`: an array of strings within the chain limit.
