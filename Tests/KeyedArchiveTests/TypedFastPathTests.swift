@@ -143,6 +143,56 @@ import Testing
         }
     }
 
+    /// Class models handed out as their own class, as a superclass, and as a protocol: a model
+    /// kept as `AnyObject` is cast by walking its class chain, and by the runtime otherwise.
+    protocol Instrument: AnyObject {
+        var name: String { get }
+    }
+
+    class Dial: KeyedArchivable, Instrument {
+        let name: String
+        init(name: String) { self.name = name }
+        required init(from decoder: KeyedArchiveDecoder) throws { name = try decoder.decode(String.self, forKey: "name") }
+        func encode(to encoder: KeyedArchiveEncoder) throws { try encoder.encode(name, forKey: "name") }
+    }
+
+    final class Altimeter: Dial {}
+
+    struct Panel: KeyedArchivable {
+        var main: Dial
+        var altimeter: Altimeter
+        var backup: any Instrument
+
+        init(main: Dial, altimeter: Altimeter, backup: any Instrument) {
+            self.main = main
+            self.altimeter = altimeter
+            self.backup = backup
+        }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            main = try decoder.decode(Dial.self, forKey: "main")
+            altimeter = try decoder.decode(Altimeter.self, forKey: "altimeter")
+            backup = try decoder.decodeObject(of: (any Instrument).self, forKey: "backup")
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(main, forKey: "main")
+            try encoder.encode(altimeter, forKey: "altimeter")
+            guard let backup = backup as? Dial else { return }
+            try encoder.encode(backup, forKey: "backup")
+        }
+    }
+
+    /// Writes one dial under every key of a `Panel`.
+    struct DialPanel: KeyedArchivable {
+        var dial: Dial
+        init(dial: Dial) { self.dial = dial }
+        init(from decoder: KeyedArchiveDecoder) throws { dial = try decoder.decode(Dial.self, forKey: "main") }
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            for key in ["main", "altimeter", "backup"] { try encoder.encode(dial, forKey: key) }
+        }
+    }
+
     static func registry<T: KeyedArchivable>(_ type: T.Type, as className: String) -> ArchiveRegistry {
         var registry = ArchiveRegistry()
         registry.register(type, className: className)
@@ -214,6 +264,32 @@ import Testing
         let outcome = try Self.bothWays([Readings].self, bytes, registry: registry)
         #expect(try outcome.direct.get() == readings)
         #expect(try outcome.usual.get() == readings)
+    }
+
+    @Test func classModelsAreHandedOutAsEveryTypeTheyAre() throws {
+        var registry = ArchiveRegistry()
+        registry.register(Panel.self)
+        registry.register(Dial.self)
+        registry.register(Altimeter.self, superclass: Dial.self)
+        registry.registerFamily((any Instrument).self, root: Dial.self)
+        // One altimeter, asked for as `Dial`, as `Altimeter` and as `any Instrument`.
+        let shared = Altimeter(name: "altimeter")
+        let bytes = try KeyedArchiver.archive(Panel(main: shared, altimeter: shared, backup: shared), registry: registry)
+        let outcome = try Self.bothWays(Panel.self, bytes, registry: registry)
+        for panel in [try outcome.direct.get(), try outcome.usual.get()] {
+            #expect(panel.main === panel.altimeter)
+            #expect(panel.backup === panel.altimeter)
+            #expect(panel.main is Altimeter)
+            #expect(panel.backup.name == "altimeter")
+        }
+        // A plain dial where an altimeter is asked for is refused alike on both paths.
+        var writing = ArchiveRegistry()
+        writing.register(DialPanel.self, className: "Panel")
+        writing.register(Dial.self)
+        let dialBytes = try KeyedArchiver.archive(DialPanel(dial: Dial(name: "dial")), registry: writing)
+        let error = Self.sameFailure(try Self.bothWays(Panel.self, dialBytes, registry: registry), "a dial as an altimeter")
+        #expect(error?.code == .classNotAllowed)
+        #expect(error?.keyPath.description == "root.altimeter")
     }
 
     @Test(arguments: Misreading.allCases)

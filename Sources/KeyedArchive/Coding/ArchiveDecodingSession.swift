@@ -35,7 +35,7 @@ final class ArchiveDecodingSession {
         var objectStates: [ObjectState]
         /// Index into `models` of each finished model, by UID.
         var modelSlots: [Int32]
-        var models: [Any] = []
+        var models: [ArchiveMadeModel] = []
         /// Index into `values` of the first type each collection was decoded as, by UID; the
         /// rare further types of one collection go to `otherValues`.
         var valueSlots: [Int32]
@@ -310,16 +310,34 @@ final class ArchiveDecodingSession {
     /// a class check, where unspecialized it is a generic cast of some 700 instructions.
     @inlinable
     func decodeModel<T>(_ type: T.Type, reference: ArchiveReference) throws(ArchiveError) -> T {
-        let (value, uid) = try decodeModelValue(T.self, reference: reference)
-        switch value {
-        case let typed as T: return typed
-        default: throw castFailure(value, to: T.self, uid: uid)
+        let (model, uid) = try decodeModelValue(T.self, reference: reference)
+        switch model {
+        case .object(let object):
+            // The object's class or one of its superclasses is `T`: then it is a `T`, and the
+            // runtime's general cast is not needed.
+            if T.self is AnyClass {
+                let wanted = ObjectIdentifier(T.self)
+                var candidate: AnyClass? = Swift.type(of: object)
+                while let current = candidate {
+                    if ObjectIdentifier(current) == wanted { return unsafeBitCast(object, to: T.self) }
+                    candidate = _getSuperclass(current)
+                }
+            }
+            switch object {
+            case let typed as T: return typed
+            default: throw castFailure(object, to: T.self, uid: uid)
+            }
+        case .value(let value):
+            switch value {
+            case let typed as T: return typed
+            default: throw castFailure(value, to: T.self, uid: uid)
+            }
         }
     }
 
     /// Everything `decodeModel` does but the cast: the model (made now or earlier) and its UID.
     @usableFromInline
-    func decodeModelValue(_ requested: Any.Type, reference: ArchiveReference) throws(ArchiveError) -> (value: Any, uid: Int) {
+    func decodeModelValue(_ requested: Any.Type, reference: ArchiveReference) throws(ArchiveError) -> (model: ArchiveMadeModel, uid: Int) {
         let uid = try index(reference)
         guard uid != 0 else {
             throw error(.valueNotFound, "expected \(requested), found $null")
@@ -383,7 +401,7 @@ final class ArchiveDecodingSession {
         state.pointee.objectStates[uid] = .inProgress
         state.pointee.depth += 1
         let decoder = KeyedArchiveDecoder(session: self, uid: uid, fields: instance.fields, classChain: descriptor.classes)
-        let value: Any
+        let value: ArchiveMadeModel
         do {
             value = try make(decoder)
         } catch let failure as ArchiveError {

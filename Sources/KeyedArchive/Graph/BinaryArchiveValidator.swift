@@ -249,7 +249,7 @@ struct BinaryArchiveValidator {
     }
 
     /// An instance whose `$class` value is the binary object `classValue`.
-    private func instanceEntry(_ compact: UInt32, classValue: Int) -> BinaryArchiveTable.Entry? {
+    private mutating func instanceEntry(_ compact: UInt32, classValue: Int) -> BinaryArchiveTable.Entry? {
         guard raw[Int(offsets[classValue])] >> 4 == 0x8, case .uid(let classUID) = valueOf(classValue),
               let link = Int32(exactly: classUID.value) else { return nil }
         return .init(object: compact, kind: .instance, link: link)
@@ -271,7 +271,7 @@ struct BinaryArchiveValidator {
     private static let maximumLayoutKeys = 32
 
     /// Where `$class` is, when the dictionary's keys are those of a remembered layout.
-    private func knownLayout(_ dictionary: Header) -> Int? {
+    private mutating func knownLayout(_ dictionary: Header) -> Int? {
         for layout in layouts where layout.count == dictionary.count {
             var index = 0
             while index < layout.count,

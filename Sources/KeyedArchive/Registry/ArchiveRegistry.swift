@@ -26,6 +26,15 @@ import PropertyList
 /// Foundation's value classes are built in (``FoundationClass``): a Swift `[T]` is archived as
 /// `NSArray` and decoded from `NSArray` or `NSMutableArray`, and so on; their accepted names can
 /// be extended with ``addAlias(_:for:)``.
+/// A model just made by a registered type. A class instance is kept as `AnyObject`, so that
+/// casting it to the type asked for is a class check; in an `Any` it would take the runtime's
+/// general cast (some 330 instructions) each time the model is handed out.
+@usableFromInline
+enum ArchiveMadeModel {
+    case object(AnyObject)
+    case value(Any)
+}
+
 public struct ArchiveRegistry: Sendable {
     struct Entry: Sendable {
         let typeID: ObjectIdentifier
@@ -36,7 +45,7 @@ public struct ArchiveRegistry: Sendable {
         let superclass: Int?
         /// Names written after the registered chain in `$classes` (for root entries: `NSObject`).
         let extraSuperclassNames: [String]
-        let make: @Sendable (KeyedArchiveDecoder) throws -> Any
+        let make: @Sendable (KeyedArchiveDecoder) throws -> ArchiveMadeModel
         /// Every entry this one is a kind of, itself included.
         let ancestors: Set<Int>
         let isClass: Bool
@@ -92,7 +101,13 @@ public struct ArchiveRegistry: Sendable {
         aliases: [String] = [],
         superclass: Any.Type? = nil
     ) {
-        let make: @Sendable (KeyedArchiveDecoder) throws -> Any = { decoder in try T(from: decoder) }
+        let make: @Sendable (KeyedArchiveDecoder) throws -> ArchiveMadeModel
+        if T.self is AnyClass {
+            // A class instance is one reference: bit for bit the same as `AnyObject`.
+            make = { decoder in .object(unsafeBitCast(try T(from: decoder), to: AnyObject.self)) }
+        } else {
+            make = { decoder in .value(try T(from: decoder)) }
+        }
         if let superclass, superclass is AnyClass || T.self is AnyClass {
             precondition(isSubclass(T.self, of: superclass), "\(T.self) is registered under \(superclass), but is not a subclass of it")
         }
