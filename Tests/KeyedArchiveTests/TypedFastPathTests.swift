@@ -193,6 +193,67 @@ import Testing
         }
     }
 
+    /// Back-references decoded with `decode(_:forKey:for:assign:)`: the child is handed to a
+    /// closure that captures nothing.
+    final class Hangar: KeyedArchivable {
+        var gliders: [Glider] = []
+        var code: Int64 = 0
+
+        init() {}
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            gliders = try decoder.decode([Glider].self, forKey: "gliders")
+            code = try decoder.decode(Int64.self, forKey: "code")
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(gliders, forKey: "gliders")
+            try encoder.encode(code, forKey: "code")
+        }
+
+        /// Writes `code` as text, so that a decode fails after the gliders have registered
+        /// their back-references.
+        struct WithTextCode: KeyedArchivable {
+            var gliders: [Glider]
+            init(gliders: [Glider]) { self.gliders = gliders }
+            init(from decoder: KeyedArchiveDecoder) throws { gliders = [] }
+            func encode(to encoder: KeyedArchiveEncoder) throws {
+                try encoder.encode(gliders, forKey: "gliders")
+                try encoder.encode("seven", forKey: "code")
+            }
+        }
+    }
+
+    final class Glider: KeyedArchivable {
+        weak var hangar: Hangar?
+        /// Asks for its hangar as a `Gauge`, which it is not.
+        var misreadsHangar = false
+
+        init(hangar: Hangar?) { self.hangar = hangar }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            misreadsHangar = try decoder.decodeIfPresent(Bool.self, forKey: "misreads") ?? false
+            if misreadsHangar {
+                decoder.decode(Gauge.self, forKey: "hangar", for: self) { _, _ in }
+            } else {
+                decoder.decode(Hangar.self, forKey: "hangar", for: self) { glider, hangar in glider.hangar = hangar }
+            }
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encodeConditional(hangar, forKey: "hangar")
+            if misreadsHangar { try encoder.encode(true, forKey: "misreads") }
+        }
+    }
+
+    static var hangarRegistry: ArchiveRegistry {
+        var registry = ArchiveRegistry()
+        registry.register(Hangar.self)
+        registry.register(Glider.self)
+        registry.register(Gauge.self)
+        return registry
+    }
+
     static func registry<T: KeyedArchivable>(_ type: T.Type, as className: String) -> ArchiveRegistry {
         var registry = ArchiveRegistry()
         registry.register(type, className: className)
@@ -290,6 +351,42 @@ import Testing
         let error = Self.sameFailure(try Self.bothWays(Panel.self, dialBytes, registry: registry), "a dial as an altimeter")
         #expect(error?.code == .classNotAllowed)
         #expect(error?.keyPath.description == "root.altimeter")
+    }
+
+    @Test func backReferencesHandedToTheirObject() throws {
+        let registry = Self.hangarRegistry
+        let hangar = Hangar()
+        hangar.gliders = [Glider(hangar: hangar), Glider(hangar: hangar), Glider(hangar: nil)]
+        hangar.code = 7
+        let outcome = try Self.bothWays(Hangar.self, try KeyedArchiver.archive(hangar, registry: registry), registry: registry)
+        for decoded in [try outcome.direct.get(), try outcome.usual.get()] {
+            #expect(decoded.code == 7)
+            #expect(decoded.gliders.map { $0.hangar === decoded } == [true, true, false])
+            #expect(decoded.gliders[2].hangar == nil)
+        }
+        // A glider archived without its hangar: the conditional reference is `$null`.
+        let alone = try Self.bothWays([Glider].self, try KeyedArchiver.archive([Glider(hangar: hangar)], registry: registry), registry: registry)
+        #expect(try alone.direct.get().first?.hangar == nil)
+        #expect(try alone.usual.get().first?.hangar == nil)
+    }
+
+    @Test func handedBackReferencesFailAndFreeAlike() throws {
+        let registry = Self.hangarRegistry
+        let hangar = Hangar()
+        let misreading = Glider(hangar: hangar)
+        misreading.misreadsHangar = true
+        hangar.gliders = [Glider(hangar: hangar), misreading]
+        let bytes = try KeyedArchiver.archive(hangar, registry: registry)
+        let error = Self.sameFailure(try Self.bothWays(Hangar.self, bytes, registry: registry), "a hangar asked for as a gauge")
+        #expect(error?.code == .classNotAllowed)
+        #expect(error?.keyPath.description == "root.gliders[1].hangar")
+        // A decode that fails after the gliders registered their back-references frees them,
+        // and the session they hold.
+        var writing = ArchiveRegistry()
+        writing.register(Hangar.WithTextCode.self, className: "Hangar")
+        writing.register(Glider.self)
+        let failing = try KeyedArchiver.archive(Hangar.WithTextCode(gliders: [Glider(hangar: hangar)]), registry: writing)
+        #expect(try ArchiveFuzzFindingTests.sessionIsFreedAfterFailure(Hangar.self, bytes: failing, registry: registry))
     }
 
     @Test(arguments: Misreading.allCases)

@@ -296,6 +296,33 @@ public struct KeyedArchiveDecoder {
         }
     }
 
+    /// Decodes a back-reference for `object` once the whole graph is built, and hands both to
+    /// `assign` — the same as ``decode(_:forKey:whenResolved:)``, but `assign` receives the
+    /// object instead of capturing it, so it captures nothing: no `[weak self]` box and no
+    /// closure context per reference.
+    /// ```swift
+    /// decoder.decode(Pilot.self, forKey: "owner", for: self) { airplane, pilot in airplane.owner = pilot }
+    /// ```
+    /// The unarchiver holds `object` until the back-references are resolved or the decode
+    /// fails, as it holds every model it decodes; the property itself may be `weak`.
+    @inlinable
+    public func decode<Root: AnyObject, T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String, for object: Root,
+                                                                   assign: @escaping (Root, T?) -> Void) {
+        let decoder = self
+        guard let stored = (try? reference(forKey: key)) ?? nil else {
+            session.enqueue { () throws(ArchiveError) in
+                assign(object, try decoder.decodeIfPresent(type, forKey: key))
+            }
+            return
+        }
+        session.enqueue { () throws(ArchiveError) in
+            guard !stored.isNull else { return assign(object, nil) }
+            assign(object, try decoder.session.withPath(.key(key)) { () throws(ArchiveError) in
+                try decoder.decode(type, reference: stored)
+            })
+        }
+    }
+
     /// Decodes the object under `key` as a member of a registered family that is not itself a
     /// ``ArchiveObjectDecodable`` type — typically a protocol of struct models,
     /// `decodeObject(of: (any AirplaneRecord).self, forKey: "airplane")`.

@@ -21,7 +21,7 @@ class Airplane: KeyedArchivable {
         model = try decoder.decode(String.self, forKey: "model")
         registrationNumber = try decoder.decode(String.self, forKey: "registrationNumber")
         airframeHours = try decoder.decode(UInt64.self, forKey: "airframeHours")
-        decoder.decode(Pilot.self, forKey: "owner") { [weak self] pilot in self?.owner = pilot }
+        decoder.decode(Pilot.self, forKey: "owner", for: self) { airplane, pilot in airplane.owner = pilot }
     }
 
     func encode(to encoder: KeyedArchiveEncoder) throws {
