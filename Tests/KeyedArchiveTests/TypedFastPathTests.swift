@@ -254,6 +254,81 @@ import Testing
         return registry
     }
 
+    /// A roster whose members may fail to decode; it catches their errors and goes on. Each
+    /// member registers a back-reference to the roster before it fails, with either API.
+    final class Roster: KeyedArchivable {
+        var names: [String] = []
+        var delivered: [String] = []
+        var failures: [ArchiveError] = []
+
+        init(names: [String]) { self.names = names }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            for key in ["first", "second", "third", "firstAgain"] where decoder.contains(key) {
+                do {
+                    _ = try decoder.decode(Member.self, forKey: key)
+                } catch {
+                    failures.append(error)
+                }
+            }
+            // A collection that fails, asked for twice: the same error both times.
+            for _ in 0..<2 where decoder.contains("broken") {
+                do {
+                    _ = try decoder.decode([Int].self, forKey: "broken")
+                } catch {
+                    failures.append(error)
+                }
+            }
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            let members = names.map { Member(name: $0, roster: self) }
+            for (key, member) in zip(["first", "second", "third"], members) { try encoder.encode(member, forKey: key) }
+            if let first = members.first { try encoder.encode(first, forKey: "firstAgain") }
+            try encoder.encode(["one", "two"], forKey: "broken")
+        }
+    }
+
+    struct Refusal: Error, CustomStringConvertible {
+        let name: String
+        var description: String { "member \(name) is refused" }
+    }
+
+    final class Member: KeyedArchivable {
+        @TaskLocal static var usesClosureCapture = false
+        let name: String
+        let roster: Roster?
+
+        init(name: String, roster: Roster?) {
+            self.name = name
+            self.roster = roster
+        }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            name = try decoder.decode(String.self, forKey: "name")
+            roster = nil
+            if Self.usesClosureCapture {
+                // A strong capture: the closure itself would keep a failed member alive.
+                decoder.decode(Roster.self, forKey: "roster") { [self] roster in roster?.delivered.append(self.name) }
+            } else {
+                decoder.decode(Roster.self, forKey: "roster", for: self) { member, roster in roster?.delivered.append(member.name) }
+            }
+            if name.hasPrefix("bad") { throw Refusal(name: name) }
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(name, forKey: "name")
+            try encoder.encodeConditional(roster, forKey: "roster")
+        }
+    }
+
+    static var rosterRegistry: ArchiveRegistry {
+        var registry = ArchiveRegistry()
+        registry.register(Roster.self)
+        registry.register(Member.self)
+        return registry
+    }
+
     static func registry<T: KeyedArchivable>(_ type: T.Type, as className: String) -> ArchiveRegistry {
         var registry = ArchiveRegistry()
         registry.register(type, className: className)
@@ -387,6 +462,52 @@ import Testing
         writing.register(Glider.self)
         let failing = try KeyedArchiver.archive(Hangar.WithTextCode(gliders: [Glider(hangar: hangar)]), registry: writing)
         #expect(try ArchiveFuzzFindingTests.sessionIsFreedAfterFailure(Hangar.self, bytes: failing, registry: registry))
+    }
+
+    @Test(arguments: [false, true])
+    func objectsThatFailAreNeitherHandedOverNorRetried(usesClosureCapture: Bool) throws {
+        let registry = Self.rosterRegistry
+        // Five failures caught under a depth limit of 4: each failed decode gives its depth back.
+        var options = ArchiveReadingOptions.default
+        options.maximumDepth = 4
+        let bytes = try KeyedArchiver.archive(Roster(names: ["bad one", "good", "bad two"]), registry: registry)
+        try Member.$usesClosureCapture.withValue(usesClosureCapture) {
+            let outcome = try Self.bothWays(Roster.self, bytes, registry: registry, options: options)
+            for roster in [try outcome.direct.get(), try outcome.usual.get()] {
+                // Only the member that decoded is handed to the roster.
+                #expect(roster.delivered == ["good"])
+                // "first" and "firstAgain" are one object: the second request fails with the
+                // first's error, not as a cycle and not by running the initializer again.
+                #expect(roster.failures.count == 5)
+                #expect(roster.failures.first == roster.failures.dropFirst(2).first)
+                #expect(roster.failures.first?.code == .modelError)
+                #expect(roster.failures.first?.underlyingDescription == "member bad one is refused")
+                #expect(roster.failures.first?.keyPath.description == "root.first")
+                // The broken array fails the same way twice.
+                #expect(roster.failures.suffix(2).map(\.code) == [.typeMismatch, .typeMismatch])
+                #expect(roster.failures.suffix(2).map(\.message).allSatisfy { $0 == roster.failures.last?.message })
+            }
+        }
+    }
+
+    /// Work registered through `topLevelDecoder` directly is never resolved; freeing the
+    /// unarchiver frees it, the session and the objects it held.
+    @Test func unresolvedWorkIsFreedWithTheUnarchiver() throws {
+        let registry = Self.hangarRegistry
+        let hangar = Hangar()
+        hangar.gliders = [Glider(hangar: hangar)]
+        let bytes = try KeyedArchiver.archive(hangar, registry: registry)
+        weak var session: ArchiveDecodingSession?
+        weak var decoded: Hangar?
+        try {
+            let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: registry)
+            session = unarchiver.session
+            let value = try unarchiver.topLevelDecoder.decode(Hangar.self, forKey: "root")
+            decoded = value
+            #expect(value.gliders.first?.hangar == nil)
+        }()
+        #expect(session == nil)
+        #expect(decoded == nil)
     }
 
     @Test(arguments: Misreading.allCases)

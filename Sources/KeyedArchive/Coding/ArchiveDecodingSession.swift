@@ -9,7 +9,8 @@ final class ArchiveDecodingSession {
     let registry: ArchiveRegistry
     let options: ArchiveReadingOptions
 
-    private enum ObjectState: UInt8 { case untouched, inProgress, finished }
+    /// `failed`: its `init(from:)` threw and the model that asked for it caught the error.
+    private enum ObjectState: UInt8 { case untouched, inProgress, finished, failed }
     private struct ValueKey: Hashable {
         let uid: Int
         let type: ObjectIdentifier
@@ -36,6 +37,9 @@ final class ArchiveDecodingSession {
         /// Index into `models` of each finished model, by UID.
         var modelSlots: [Int32]
         var models: [ArchiveMadeModel] = []
+        /// The error of each object whose initializer threw, by UID: a later reference to it
+        /// fails with that error again.
+        var failures: [Int: ArchiveError] = [:]
         /// Index into `values` of the first type each collection was decoded as, by UID; the
         /// rare further types of one collection go to `otherValues`.
         var valueSlots: [Int32]
@@ -76,6 +80,9 @@ final class ArchiveDecodingSession {
     /// per destruction.
     struct DeferredWork {
         var pathNode: Int32
+        /// The object that registered the work (-1 for `$top`): if its initializer threw, the
+        /// work is dropped, so no closure receives or sets a failed object.
+        var owner: Int
         var work: () throws(ArchiveError) -> Void
     }
     private static let classLookupUnknown: Int32 = -2
@@ -387,6 +394,8 @@ final class ArchiveDecodingSession {
                 throw error(.invalidState, "object #\(uid) (\(descriptor.name)) is marked decoded but has no value", uid: uid)
             }
             return (state.pointee.models[slot], uid)
+        case .failed:
+            throw state.pointee.failures[uid] ?? error(.modelError, "object #\(uid) (\(descriptor.name)) failed to decode earlier", uid: uid)
         case .inProgress:
             throw error(.cyclicReference, "object #\(uid) (\(descriptor.name)) was asked for while it is still being decoded; decode back-references with decode(_:forKey:whenResolved:)",
                         uid: uid, classChain: descriptor.classes)
@@ -404,11 +413,16 @@ final class ArchiveDecodingSession {
         let value: ArchiveMadeModel
         do {
             value = try make(decoder)
-        } catch let failure as ArchiveError {
-            throw failure
         } catch {
-            throw ArchiveError(.modelError, "init(from:) of \(registry.entries[entry].typeName) threw: \(error)", keyPath: keyPath,
-                               uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, underlyingDescription: "\(error)")
+            // A model may catch this and go on: the object is then failed, not still in
+            // progress, and its depth is given back.
+            let failure = error as? ArchiveError
+                ?? ArchiveError(.modelError, "init(from:) of \(registry.entries[entry].typeName) threw: \(error)", keyPath: keyPath,
+                                uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, underlyingDescription: "\(error)")
+            state.pointee.depth -= 1
+            state.pointee.objectStates[uid] = .failed
+            state.pointee.failures[uid] = failure
+            throw failure
         }
         state.pointee.depth -= 1
         state.pointee.objectStates[uid] = .finished
@@ -442,7 +456,14 @@ final class ArchiveDecodingSession {
             }
         }
         try beginContainer(uid: uid, type: typeID, count: count, describing: T.self)
-        let value = try build()
+        let value: T
+        do {
+            value = try build()
+        } catch {
+            // Caught by a model, a failed collection must not stay "in progress".
+            abandonContainer(uid: uid)
+            throw error
+        }
         endContainer(uid: uid, type: typeID, value: value)
         return value
     }
@@ -479,6 +500,14 @@ final class ArchiveDecodingSession {
         state.pointee.inProgress.append(key)
     }
 
+    /// Unmarks a collection whose decode threw; a later reference decodes it again.
+    @usableFromInline
+    func abandonContainer(uid: Int) {
+        state.pointee.inProgress.removeLast()
+        state.pointee.inProgressCounts[uid] -= 1
+        state.pointee.depth -= 1
+    }
+
     /// Unmarks the collection and keeps its value for later references.
     @usableFromInline
     func endContainer(uid: Int, type: ObjectIdentifier, value: Any) {
@@ -496,7 +525,7 @@ final class ArchiveDecodingSession {
     // MARK: Deferred back-references
 
     @usableFromInline
-    func enqueue(_ work: @escaping () throws(ArchiveError) -> Void) {
+    func enqueue(owner: Int, _ work: @escaping () throws(ArchiveError) -> Void) {
         // Work registered while resolving (work may register more) hangs from the prefix.
         let base = state.pointee.pathPrefix
         if base != state.pointee.lastPathBase {
@@ -518,7 +547,7 @@ final class ArchiveDecodingSession {
             state.pointee.lastPathNodes.append(next)
             node = next
         }
-        state.pointee.deferred.append(DeferredWork(pathNode: node, work: work))
+        state.pointee.deferred.append(DeferredWork(pathNode: node, owner: owner, work: work))
     }
 
     /// Drops the back-references of a failed decode. Their closures hold decoders, which hold
@@ -559,6 +588,7 @@ final class ArchiveDecodingSession {
         while position < state.pointee.deferred.count {
             let next = state.pointee.deferred[position]
             position += 1
+            if next.owner >= 0, next.owner < state.pointee.objectStates.count, state.pointee.objectStates[next.owner] == .failed { continue }
             state.pointee.path.removeAll(keepingCapacity: true)
             state.pointee.pathPrefix = next.pathNode
             try next.work()

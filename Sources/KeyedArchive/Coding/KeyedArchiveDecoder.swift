@@ -10,7 +10,7 @@ import PropertyList
 public struct KeyedArchiveDecoder {
     @usableFromInline let session: ArchiveDecodingSession
     /// UID of the object (-1 for `$top`).
-    let objectUID: Int
+    @usableFromInline let objectUID: Int
     let fields: ArchiveFields
     /// The archived `$classes` of the object (empty for `$top`).
     public let classChain: [String]
@@ -283,12 +283,12 @@ public struct KeyedArchiveDecoder {
         // The fields never change, so the reference is looked up now; anything but a reference
         // (absent, or a wrong type) goes through decodeIfPresent then, which says what it is.
         guard let stored = (try? reference(forKey: key)) ?? nil else {
-            session.enqueue { () throws(ArchiveError) in
+            session.enqueue(owner: objectUID) { () throws(ArchiveError) in
                 assign(try decoder.decodeIfPresent(type, forKey: key))
             }
             return
         }
-        session.enqueue { () throws(ArchiveError) in
+        session.enqueue(owner: objectUID) { () throws(ArchiveError) in
             guard !stored.isNull else { return assign(nil) }
             assign(try decoder.session.withPath(.key(key)) { () throws(ArchiveError) in
                 try decoder.decode(type, reference: stored)
@@ -304,18 +304,20 @@ public struct KeyedArchiveDecoder {
     /// decoder.decode(Pilot.self, forKey: "owner", for: self) { airplane, pilot in airplane.owner = pilot }
     /// ```
     /// The unarchiver holds `object` until the back-references are resolved or the decode
-    /// fails, as it holds every model it decodes; the property itself may be `weak`.
+    /// fails, as it holds every model it decodes; the property itself may be `weak`. If the
+    /// initializer that registered the reference throws (and a model catches the error), the
+    /// reference is dropped: `assign` never receives an object that failed to decode.
     @inlinable
     public func decode<Root: AnyObject, T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String, for object: Root,
                                                                    assign: @escaping (Root, T?) -> Void) {
         let decoder = self
         guard let stored = (try? reference(forKey: key)) ?? nil else {
-            session.enqueue { () throws(ArchiveError) in
+            session.enqueue(owner: objectUID) { () throws(ArchiveError) in
                 assign(object, try decoder.decodeIfPresent(type, forKey: key))
             }
             return
         }
-        session.enqueue { () throws(ArchiveError) in
+        session.enqueue(owner: objectUID) { () throws(ArchiveError) in
             guard !stored.isNull else { return assign(object, nil) }
             assign(object, try decoder.session.withPath(.key(key)) { () throws(ArchiveError) in
                 try decoder.decode(type, reference: stored)

@@ -60,9 +60,18 @@ public final class KeyedUnarchiver {
         graphSource = .built(graph)
     }
 
-    /// The decoder of `$top` itself (top-level keys are its fields).
+    /// The decoder of `$top` itself (top-level keys are its fields). Back-references registered
+    /// by objects decoded through it directly are delivered only by this unarchiver's own
+    /// `decode` functions, which resolve them when they finish; decode graphs with
+    /// back-references through those.
     public var topLevelDecoder: KeyedArchiveDecoder {
         KeyedArchiveDecoder(session: session, uid: -1, fields: topFields, classChain: [])
+    }
+
+    deinit {
+        // Work registered through `topLevelDecoder` and never resolved holds decoders, which
+        // hold the session: dropped here, or the session and its objects would leak.
+        session.discardDeferred()
     }
 
     private func run<R>(_ body: () throws(ArchiveError) -> R) throws(ArchiveError) -> R {
