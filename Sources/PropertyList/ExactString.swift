@@ -29,11 +29,26 @@ struct ExactString: Hashable, Sendable {
 }
 
 extension String {
+    /// The two words a `String` is on 64-bit platforms: equal words are the same small string
+    /// or the same storage, hence equal text. nil where a `String` has another size (32-bit
+    /// platforms), and callers compare the text instead.
+    @inlinable
+    package var representationWords: (UInt64, UInt64)? {
+        guard MemoryLayout<String>.size == MemoryLayout<(UInt64, UInt64)>.size else { return nil }
+        return unsafeBitCast(self, to: (UInt64, UInt64).self)
+    }
+
+    /// Whether two strings are the same small string or share storage (false when unknown).
+    @inlinable
+    package func hasSameRepresentation(as other: String) -> Bool {
+        guard let mine = representationWords, let theirs = other.representationWords else { return false }
+        return mine == theirs
+    }
+
     /// Equality of Unicode scalars, not canonical equivalence.
     @inline(__always)
     func isExactlyEqual(to other: String) -> Bool {
-        // The same bits are the same small string or the same storage: equal text.
-        if unsafeBitCast(self, to: (UInt64, UInt64).self) == unsafeBitCast(other, to: (UInt64, UInt64).self) { return true }
+        if hasSameRepresentation(as: other) { return true }
         let count = utf8.count
         guard count == other.utf8.count else { return false }
         guard count > 0 else { return true }

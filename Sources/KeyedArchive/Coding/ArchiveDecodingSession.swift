@@ -563,7 +563,7 @@ final class ArchiveDecodingSession {
         switch (first, second) {
         case (.key(let one), .key(let other)):
             // Equal bits are the same small string or the same storage (a model's literal key).
-            if unsafeBitCast(one, to: (UInt64, UInt64).self) == unsafeBitCast(other, to: (UInt64, UInt64).self) { return true }
+            if one.hasSameRepresentation(as: other) { return true }
             return one.isExactlyEqualTo(other)
         case (.index(let one), .index(let other)): return one == other
         default: return false

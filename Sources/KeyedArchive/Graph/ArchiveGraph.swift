@@ -210,7 +210,7 @@ extension Array where Element == String {
         for index in indices {
             let left = self[index], right = other[index]
             // Equal bits are the same small string or the same storage: equal text.
-            if unsafeBitCast(left, to: (UInt64, UInt64).self) == unsafeBitCast(right, to: (UInt64, UInt64).self) { continue }
+            if left.hasSameRepresentation(as: right) { continue }
             guard left.utf8.count == right.utf8.count, left.isExactlyEqualTo(right) else { return false }
         }
         return true

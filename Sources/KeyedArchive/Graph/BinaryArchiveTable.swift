@@ -212,7 +212,8 @@ final class BinaryArchiveTable {
         // A String's two words: a short key's text itself, a long one's storage. The memo is
         // keyed by them; a hit is still checked against the text below, for storage can be
         // freed and reused for another text.
-        let identity = unsafeBitCast(storedKey, to: (UInt64, UInt64).self)
+        // (nil on a 32-bit platform: every lookup then compares texts.)
+        let identity = storedKey.representationWords
         if let found = storedKey.utf8.withContiguousStorageIfAvailable({ fieldObject($0, identity: identity, inDictionary: object) }) {
             return found
         }
@@ -220,23 +221,24 @@ final class BinaryArchiveTable {
         return copy.withUTF8 { fieldObject($0, identity: identity, inDictionary: object) }
     }
 
-    private func fieldObject(_ key: UnsafeBufferPointer<UInt8>, identity: (UInt64, UInt64), inDictionary object: Int) -> Int? {
+    private func fieldObject(_ key: UnsafeBufferPointer<UInt8>, identity: (UInt64, UInt64)?, inDictionary object: Int) -> Int? {
         bytes.withUnsafeBytes { raw -> Int? in
             objectOffsets.withUnsafeBufferPointer { offsets -> Int? in
                 let header = Self.header(raw, at: Int(offsets[object]))
                 let size = referenceSize
                 // Up to four slots from the key's hash: models ask for a few dozen keys, and a
                 // key stays where it was first put, so collisions do not make keys evict each other.
-                let mixed = (identity.0 ^ (identity.1 &* 0xC2B2_AE3D_27D4_EB4F)) &* 0x9E37_79B9_7F4A_7C15
+                let words = identity ?? (0, 0)
+                let mixed = (words.0 ^ (words.1 &* 0xC2B2_AE3D_27D4_EB4F)) &* 0x9E37_79B9_7F4A_7C15
                 let home = Int(truncatingIfNeeded: mixed >> 56)
                 var free = -1
-                for probe in 0..<Self.keyMemoProbes {
+                for probe in 0..<(identity == nil ? 0 : Self.keyMemoProbes) {
                     let slot = keyMemo + ((home &+ probe) & (Self.keyMemoSlots - 1))
                     guard slot.pointee.object >= 0 else {
                         if free < 0 { free = (home &+ probe) & (Self.keyMemoSlots - 1) }
                         break
                     }
-                    guard slot.pointee.identity == identity else { continue }
+                    guard slot.pointee.identity == words else { continue }
                     // The key object that held this key last time, found again by comparing
                     // references, not texts; then its text is compared once.
                     let candidate = slot.pointee.object
@@ -258,7 +260,9 @@ final class BinaryArchiveTable {
                 while remaining > 0 {
                     let keyObject = Self.load(raw, at: position, width: size)
                     if Self.stringObject(raw, at: Int(offsets[keyObject]), equals: key) {
-                        keyMemo[free >= 0 ? free : home & (Self.keyMemoSlots - 1)] = KeyMemoSlot(identity: identity, object: keyObject)
+                        if identity != nil {
+                            keyMemo[free >= 0 ? free : home & (Self.keyMemoSlots - 1)] = KeyMemoSlot(identity: words, object: keyObject)
+                        }
                         return Self.load(raw, at: position &+ header.count &* size, width: size)
                     }
                     position &-= size

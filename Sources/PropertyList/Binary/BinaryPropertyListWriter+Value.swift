@@ -207,9 +207,13 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         // same storage, hence equal text, so a hit needs no hashing of the text. Dictionary
         // keys (the same few strings in every record) nearly always hit. Every string seen is
         // alive for the whole pass (the caller holds what it writes), so bits cannot be reused.
-        let bits = unsafeBitCast(string, to: (UInt64, UInt64).self)
-        let slot = Int(truncatingIfNeeded: mixHash(bits.0 ^ (bits.1 &* 0x9E37_79B9_7F4A_7C15), 0)) & (Self.stringCacheSize &- 1)
-        if stringCacheNumbers[slot] >= 0, stringCacheBits[slot] == bits { return stringCacheNumbers[slot] }
+        // (Without those bits — a 32-bit platform — every string takes the uniquing table.)
+        let bits = string.representationWords
+        var slot = -1
+        if let bits {
+            slot = Int(truncatingIfNeeded: mixHash(bits.0 ^ (bits.1 &* 0x9E37_79B9_7F4A_7C15), 0)) & (Self.stringCacheSize &- 1)
+            if stringCacheNumbers[slot] >= 0, stringCacheBits[slot] == bits { return stringCacheNumbers[slot] }
+        }
         let number: Int
         if let existing = strings.existingOrInsert(string, number: offsets.count) {
             number = existing
@@ -217,8 +221,10 @@ public struct BinaryPropertyListBuilder: ~Copyable {
             number = try begin()
             sink.appendString(string)
         }
-        stringCacheBits[slot] = bits
-        stringCacheNumbers[slot] = number
+        if let bits {
+            stringCacheBits[slot] = bits
+            stringCacheNumbers[slot] = number
+        }
         return number
     }
 
