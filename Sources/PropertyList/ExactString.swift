@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Strings compared by their exact Unicode scalars.
 ///
 /// Swift's `String ==` uses canonical equivalence ("é" equals "e" + U+0301), but property lists
@@ -32,33 +24,37 @@ extension String {
     /// The two words a `String` is on 64-bit platforms: equal words are the same small string
     /// or the same storage, hence equal text. nil where a `String` has another size (32-bit
     /// platforms), and callers compare the text instead.
-    @inlinable
+    @inlinable @inline(__always)
     package var representationWords: (UInt64, UInt64)? {
         guard MemoryLayout<String>.size == MemoryLayout<(UInt64, UInt64)>.size else { return nil }
         return unsafeBitCast(self, to: (UInt64, UInt64).self)
     }
 
     /// Whether two strings are the same small string or share storage (false when unknown).
-    @inlinable
+    @inlinable @inline(__always)
     package func hasSameRepresentation(as other: String) -> Bool {
         guard let mine = representationWords, let theirs = other.representationWords else { return false }
         return mine == theirs
     }
 
-    /// Equality of Unicode scalars, not canonical equivalence.
-    @inline(__always)
-    func isExactlyEqual(to other: String) -> Bool {
+    /// Equality of Unicode scalars, not canonical equivalence: archive keys and class names
+    /// are compared as Core Foundation compares them.
+    @inlinable @inline(__always)
+    package func isExactlyEqual(to other: String) -> Bool {
         if hasSameRepresentation(as: other) { return true }
-        let count = utf8.count
-        guard count == other.utf8.count else { return false }
-        guard count > 0 else { return true }
-        // withUTF8 is free for native strings and copies a small string to the stack.
-        var left = self, right = other
-        return left.withUTF8 { lhs in
-            right.withUTF8 { rhs in
-                guard let l = lhs.baseAddress, let r = rhs.baseAddress else { return false }
-                return memcmp(l, r, count) == 0
+        // Byte by byte in place: keys are short, and neither a copy to call `withUTF8` on nor a
+        // `memcmp` call pays for itself (measured: 5–8 % of an archive's encode or XML decode).
+        let compared: Bool? = utf8.withContiguousStorageIfAvailable { lhs in
+            other.utf8.withContiguousStorageIfAvailable { rhs in
+                guard lhs.count == rhs.count else { return false }
+                var position = 0
+                while position < lhs.count {
+                    if lhs[position] != rhs[position] { return false }
+                    position &+= 1
+                }
+                return true
             }
-        }
+        } ?? nil
+        return compared ?? (utf8.count == other.utf8.count && utf8.elementsEqual(other.utf8))
     }
 }

@@ -461,7 +461,7 @@ final class ArchiveDecodingSession {
             value = try build()
         } catch {
             // Caught by a model, a failed collection must not stay "in progress".
-            abandonContainer(uid: uid)
+            unmarkContainer(uid: uid)
             throw error
         }
         endContainer(uid: uid, type: typeID, value: value)
@@ -500,9 +500,10 @@ final class ArchiveDecodingSession {
         state.pointee.inProgress.append(key)
     }
 
-    /// Unmarks a collection whose decode threw; a later reference decodes it again.
+    /// Unmarks a collection being decoded (its decode finished or threw; after a throw, a
+    /// later reference decodes it again).
     @usableFromInline
-    func abandonContainer(uid: Int) {
+    func unmarkContainer(uid: Int) {
         state.pointee.inProgress.removeLast()
         state.pointee.inProgressCounts[uid] -= 1
         state.pointee.depth -= 1
@@ -511,9 +512,7 @@ final class ArchiveDecodingSession {
     /// Unmarks the collection and keeps its value for later references.
     @usableFromInline
     func endContainer(uid: Int, type: ObjectIdentifier, value: Any) {
-        state.pointee.inProgress.removeLast()
-        state.pointee.inProgressCounts[uid] -= 1
-        state.pointee.depth -= 1
+        unmarkContainer(uid: uid)
         if state.pointee.valueSlots[uid] < 0, let newSlot = Int32(exactly: state.pointee.values.count) {
             state.pointee.valueSlots[uid] = newSlot
             state.pointee.values.append(DecodedValue(type: type, value: value))
@@ -561,10 +560,7 @@ final class ArchiveDecodingSession {
     /// keys that only look alike are two fields, and each path keeps its own spelling.
     private static func isSame(_ first: ArchiveKeyPath.Component, _ second: ArchiveKeyPath.Component) -> Bool {
         switch (first, second) {
-        case (.key(let one), .key(let other)):
-            // Equal bits are the same small string or the same storage (a model's literal key).
-            if one.hasSameRepresentation(as: other) { return true }
-            return one.isExactlyEqualTo(other)
+        case (.key(let one), .key(let other)): return one.isExactlyEqual(to: other)
         case (.index(let one), .index(let other)): return one == other
         default: return false
         }

@@ -279,21 +279,8 @@ public struct KeyedArchiveDecoder {
     /// making that optional costs a metadata lookup per back-reference.
     @inlinable
     public func decode<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String, whenResolved assign: @escaping (T?) -> Void) {
-        let decoder = self
-        // The fields never change, so the reference is looked up now; anything but a reference
-        // (absent, or a wrong type) goes through decodeIfPresent then, which says what it is.
-        guard let stored = (try? reference(forKey: key)) ?? nil else {
-            session.enqueue(owner: objectUID) { () throws(ArchiveError) in
-                assign(try decoder.decodeIfPresent(type, forKey: key))
-            }
-            return
-        }
-        session.enqueue(owner: objectUID) { () throws(ArchiveError) in
-            guard !stored.isNull else { return assign(nil) }
-            assign(try decoder.session.withPath(.key(key)) { () throws(ArchiveError) in
-                try decoder.decode(type, reference: stored)
-            })
-        }
+        // The `for:` form, with the session as the object: one mechanism for both.
+        decode(type, forKey: key, for: session) { _, value in assign(value) }
     }
 
     /// Decodes a back-reference for `object` once the whole graph is built, and hands both to

@@ -65,7 +65,7 @@ extension ArchiveGraph {
         guard case .string(let archiver) = archiverValue else {
             throw ArchiveError(.invalidArchiveHeader, "$archiver is a \(archiverValue.kindName), expected the string NSKeyedArchiver")
         }
-        guard archiver.isExactlyEqualTo(ArchiveKeys.archiverName) else {
+        guard archiver.isExactlyEqual(to: ArchiveKeys.archiverName) else {
             throw ArchiveError(.invalidArchiveHeader, "$archiver is \"\(archiver.prefix(64))\", expected NSKeyedArchiver")
         }
         guard let versionValue = root[ArchiveKeys.version] else {
@@ -89,7 +89,7 @@ extension ArchiveGraph {
         guard let first = storedObjects.first else {
             throw ArchiveError(.invalidArchiveHeader, "$objects is empty; index 0 must be $null")
         }
-        guard case .string(let nullMarker) = first, nullMarker.isExactlyEqualTo(ArchiveKeys.null) else {
+        guard case .string(let nullMarker) = first, nullMarker.isExactlyEqual(to: ArchiveKeys.null) else {
             throw ArchiveError(.invalidArchiveHeader, "$objects[0] is not the string $null", uid: PropertyListUID(0))
         }
         guard let topValue = root[ArchiveKeys.top] else {
@@ -249,7 +249,7 @@ extension ArchiveGraph {
     /// How many entries of a dictionary have exactly this key.
     static func occurrences(of key: String, in dictionary: PropertyListDictionary) -> Int {
         var count = 0
-        for entry in dictionary.entries where entry.key.isExactlyEqualTo(key) { count += 1 }
+        for entry in dictionary.entries where entry.key.isExactlyEqual(to: key) { count += 1 }
         return count
     }
 

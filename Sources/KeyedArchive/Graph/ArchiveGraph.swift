@@ -43,7 +43,7 @@ public struct ArchiveGraph: Hashable, Sendable {
 
         /// The fields in file order, without `$class`.
         public var fields: [PropertyListDictionary.Entry] {
-            storage.entries.filter { !$0.key.isExactlyEqualTo(ArchiveKeys.classKey) }
+            storage.entries.filter { !$0.key.isExactlyEqual(to: ArchiveKeys.classKey) }
         }
 
         /// The stored value for a *user* key (escaped as the archiver escapes it).
@@ -101,7 +101,7 @@ public struct ArchiveGraph: Hashable, Sendable {
     /// The UID of a top-level key (`root` for archives made with `archivedData(withRootObject:)`).
     public func topUID(forKey key: String) -> PropertyListUID? {
         var found: PropertyListUID?
-        for entry in top where entry.key.isExactlyEqualTo(key) { found = entry.uid }
+        for entry in top where entry.key.isExactlyEqual(to: key) { found = entry.uid }
         return found
     }
 
@@ -183,36 +183,11 @@ enum ArchiveKeys {
     }
 }
 
-extension String {
-    /// Equality by Unicode scalars: archive keys are compared as Core Foundation compares them,
-    /// never by canonical equivalence.
-    @inline(__always)
-    func isExactlyEqualTo(_ other: String) -> Bool {
-        let compared: Bool? = utf8.withContiguousStorageIfAvailable { lhs in
-            other.utf8.withContiguousStorageIfAvailable { rhs in
-                guard lhs.count == rhs.count else { return false }
-                var position = 0
-                while position < lhs.count {
-                    if lhs[position] != rhs[position] { return false }
-                    position &+= 1
-                }
-                return true
-            }
-        } ?? nil
-        return compared ?? (utf8.count == other.utf8.count && utf8.elementsEqual(other.utf8))
-    }
-}
-
 extension Array where Element == String {
-    /// Element-wise ``Swift/String/isExactlyEqualTo(_:)`` (key lists, class chains).
-    func isExactlyEqualTo(_ other: [String]) -> Bool {
+    /// Element-wise ``Swift/String/isExactlyEqual(to:)`` (key lists, class chains).
+    func isExactlyEqual(to other: [String]) -> Bool {
         guard count == other.count else { return false }
-        for index in indices {
-            let left = self[index], right = other[index]
-            // Equal bits are the same small string or the same storage: equal text.
-            if left.hasSameRepresentation(as: right) { continue }
-            guard left.utf8.count == right.utf8.count, left.isExactlyEqualTo(right) else { return false }
-        }
+        for index in indices where !self[index].isExactlyEqual(to: other[index]) { return false }
         return true
     }
 }

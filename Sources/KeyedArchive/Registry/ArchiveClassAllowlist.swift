@@ -166,8 +166,8 @@ private struct PathWalk {
     /// index (`root.airplanes[3]`, as typed decoding names them); other keys are unescaped.
     mutating func pushFields(of instance: ArchiveGraph.Instance, from node: Int) {
         for entry in instance.storage.entries.reversed() {
-            guard entry.value.isContainerOrReference, !entry.key.isExactlyEqualTo(ArchiveKeys.classKey) else { continue }
-            if entry.key.isExactlyEqualTo("NS.objects"), case .array(let elements) = entry.value {
+            guard entry.value.isContainerOrReference, !entry.key.isExactlyEqual(to: ArchiveKeys.classKey) else { continue }
+            if entry.key.isExactlyEqual(to: "NS.objects"), case .array(let elements) = entry.value {
                 for (position, element) in elements.enumerated().reversed() where element.isContainerOrReference {
                     pending.append((element, addNode(parent: node, .index(position))))
                 }

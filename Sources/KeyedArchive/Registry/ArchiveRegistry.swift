@@ -155,7 +155,7 @@ public struct ArchiveRegistry: Sendable {
         let key = ArchiveExactKey(name)
         precondition(entryByName[key] == nil, "class name \(name) is already registered for a model type")
         foundationByName[key] = kind
-        if !(foundationNames[kind]?.contains(where: { $0.isExactlyEqualTo(name) }) ?? false) {
+        if !(foundationNames[kind]?.contains(where: { $0.isExactlyEqual(to: name) }) ?? false) {
             foundationNames[kind, default: []].append(name)
         }
     }
@@ -373,7 +373,7 @@ struct ArchiveExactKey: Hashable, Sendable {
     init(_ string: String) { self.string = string }
 
     static func == (lhs: ArchiveExactKey, rhs: ArchiveExactKey) -> Bool {
-        lhs.string.isExactlyEqualTo(rhs.string)
+        lhs.string.isExactlyEqual(to: rhs.string)
     }
 
     func hash(into hasher: inout Hasher) {

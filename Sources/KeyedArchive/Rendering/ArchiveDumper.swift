@@ -40,7 +40,7 @@ public enum ArchiveDumper {
             classCount += 1
             classLines.append("  #\(index) ")
             DumpSink.appendName(descriptor.name, to: &classLines)
-            let chainMatches = descriptor.classes.first.map { $0.isExactlyEqualTo(descriptor.name) } ?? false
+            let chainMatches = descriptor.classes.first.map { $0.isExactlyEqual(to: descriptor.name) } ?? false
             if chainMatches {
                 for superclass in descriptor.classes.dropFirst() {
                     classLines.append(" < ")

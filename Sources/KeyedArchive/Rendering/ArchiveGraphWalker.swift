@@ -155,7 +155,7 @@ struct ArchiveGraphWalker {
             expanded[index] = true
             var fields: [PropertyListDictionary.Entry] = []
             fields.reserveCapacity(instance.storage.count)
-            for entry in instance.storage.entries where !entry.key.isExactlyEqualTo(ArchiveKeys.classKey) {
+            for entry in instance.storage.entries where !entry.key.isExactlyEqual(to: ArchiveKeys.classKey) {
                 fields.append(entry)
             }
             sink.beginInstance(label, uid: index, className: className, classUID: Int(instance.classUID.value), depth: depth, isEmpty: fields.isEmpty)

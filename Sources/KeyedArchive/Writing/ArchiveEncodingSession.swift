@@ -15,7 +15,7 @@ final class ArchiveEncodingSession {
             // The UTF-8 count (constant time for native strings) rules out most keys before
             // the byte comparison.
             let length = key.utf8.count
-            if let existing = keys.lastIndex(where: { $0.utf8.count == length && $0.isExactlyEqualTo(key) }) {
+            if let existing = keys.lastIndex(where: { $0.utf8.count == length && $0.isExactlyEqual(to: key) }) {
                 values[existing] = value
             } else {
                 keys.append(key)
@@ -220,7 +220,7 @@ final class ArchiveEncodingSession {
     func classUID(chain: [String]) -> Int {
         // The first few chains are found by comparing (a collection's chain comes with every
         // NSArray or NSDictionary), the others by hashing.
-        for recent in state.pointee.recentChains where recent.chain.isExactlyEqualTo(chain) { return recent.uid }
+        for recent in state.pointee.recentChains where recent.chain.isExactlyEqual(to: chain) { return recent.uid }
         let key = chain.map(ArchiveExactKey.init)
         if let known = state.pointee.classUIDs[key] { return known }
         let name = chain.first ?? "NSObject"
@@ -356,11 +356,11 @@ final class ArchiveEncodingSession {
             guard let target = state.pointee.instanceUIDs[object: pending.object] else { continue }
             let value = PropertyListValue.uid(PropertyListUID(UInt64(target)))
             if pending.owner < 0 {
-                if let position = state.pointee.table.topKeys.lastIndex(where: { $0.isExactlyEqualTo(pending.key) }) {
+                if let position = state.pointee.table.topKeys.lastIndex(where: { $0.isExactlyEqual(to: pending.key) }) {
                     state.pointee.table.topValues[position] = value
                 }
             } else if case .instance(let classUID, let keys, var values) = state.pointee.table.entries[pending.owner],
-                      let position = keys.lastIndex(where: { $0.isExactlyEqualTo(pending.key) }) {
+                      let position = keys.lastIndex(where: { $0.isExactlyEqual(to: pending.key) }) {
                 values[position] = value
                 state.pointee.table.entries[pending.owner] = .instance(classUID: classUID, keys: keys, values: values)
             }

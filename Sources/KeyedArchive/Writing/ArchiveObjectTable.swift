@@ -58,7 +58,7 @@ struct ArchiveObjectTable {
     /// Keys of an instance in storage order, `$class` included, as (key, value-or-class) positions:
     /// position `keys.count` stands for `$class`.
     static func instanceKeyOrder(_ keys: [String], classUID: Int, cache: OrderCache) -> (keys: [String], order: [Int]) {
-        if let last = cache.lastByClass[classUID], last.keys.isExactlyEqualTo(keys) {
+        if let last = cache.lastByClass[classUID], last.keys.isExactlyEqual(to: keys) {
             return (last.allKeys, last.order)
         }
         let computed = instanceKeyOrder(keys, cache: cache)
@@ -174,7 +174,7 @@ struct ArchiveObjectTable {
                 let nameObject = builder.className(name)
                 var chain: [Int] = []
                 for (position, className) in classes.enumerated() {
-                    if position == 0 && className.isExactlyEqualTo(name) && AppleInstanceBuilder.sharesClassName(name) {
+                    if position == 0 && className.isExactlyEqual(to: name) && AppleInstanceBuilder.sharesClassName(name) {
                         chain.append(nameObject)
                     } else {
                         chain.append(builder.className(className))
@@ -221,7 +221,7 @@ struct InstanceLayoutCache<Layout> {
         guard classUID >= 0, classUID < first.count else { return nil }
         var candidate = Int(first[classUID])
         while candidate >= 0 {
-            if layouts[candidate].keys.isExactlyEqualTo(keys) { return layouts[candidate].layout }
+            if layouts[candidate].keys.isExactlyEqual(to: keys) { return layouts[candidate].layout }
             candidate = Int(layouts[candidate].next)
         }
         return nil

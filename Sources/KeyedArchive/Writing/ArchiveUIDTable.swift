@@ -28,7 +28,7 @@ extension String: ArchiveUIDTableKey {
     }
 
     @inline(__always)
-    func isSameUIDTableKey(as other: String) -> Bool { isExactlyEqualTo(other) }
+    func isSameUIDTableKey(as other: String) -> Bool { isExactlyEqual(to: other) }
 }
 
 /// A key → UID map: the encoder's record of which instances (by identity), integers and strings
