@@ -26,7 +26,7 @@ enum FuzzArchiveChecks {
             let same: Bool
             switch (direct.object(uid), usual.object(uid)) {
             case (.null, .null): same = true
-            case (.string(let a), .string(let b)): same = a.isExactlyEqualTo(b)
+            case (.string(let a), .string(let b)): same = a.isExactlyEqual(to: b)
             case (.integer(let a), .integer(let b)): same = a == b
             case (.real(let a), .real(let b)): same = a == b
             case (.bool(let a), .bool(let b)): same = a == b
