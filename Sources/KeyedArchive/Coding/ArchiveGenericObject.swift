@@ -49,8 +49,9 @@ public final class ArchiveGenericObject: ArchiveObjectEncodable {
                     try object.encodeRaw(.array(references), forStoredKey: key)
                 case .conditional(let target):
                     try object.session.checkUsable(frame: object.frame)
-                    let value = object.session.conditionalReference(target, storedKey: key, frame: object.frame)
-                    object.session.setField(value, storedKey: key, frame: object.frame)
+                    let number = try object.session.storedFieldKey(key)
+                    let value = object.session.conditionalReference(target, key: number, frame: object.frame)
+                    object.session.setField(value, key: number, frame: object.frame)
                 }
             }
         }

@@ -22,7 +22,7 @@ public struct KeyedArchiveEncoder {
 
     private func set(_ value: PropertyListValue, forKey key: String) throws(ArchiveError) {
         try session.checkUsable(frame: frame)
-        session.setField(value, storedKey: ArchiveKeys.escape(key), frame: frame)
+        session.setField(value, key: try session.fieldKey(key), frame: frame)
     }
 
     // MARK: Inline scalars
@@ -44,7 +44,7 @@ public struct KeyedArchiveEncoder {
     public func encode(_ value: UInt64, forKey key: String) throws(ArchiveError) {
         try session.checkUsable(frame: frame)
         let reference = session.encodeNumber(.integer(PropertyListInteger(value)))
-        session.setField(.uid(reference.uid), storedKey: ArchiveKeys.escape(key), frame: frame)
+        session.setField(.uid(reference.uid), key: try session.fieldKey(key), frame: frame)
     }
 
     /// A `UInt`, archived like ``encode(_:forKey:)-(UInt64,_)``.
@@ -64,9 +64,9 @@ public struct KeyedArchiveEncoder {
     /// UID under `key`. A class instance already in the archive is stored once and referenced.
     public func encode<T: ArchiveObjectEncodable>(_ value: T, forKey key: String) throws(ArchiveError) {
         try session.checkUsable(frame: frame)
-        let storedKey = ArchiveKeys.escape(key)
+        let number = try session.fieldKey(key)
         let reference = try session.withPath(.key(key)) { () throws(ArchiveError) in try self.reference(for: value) }
-        session.setField(.uid(reference.uid), storedKey: storedKey, frame: frame)
+        session.setField(.uid(reference.uid), key: number, frame: frame)
     }
 
     /// Encodes a string (the same bytes as the generic `encode(_:forKey:)`). Strings are most
@@ -75,7 +75,7 @@ public struct KeyedArchiveEncoder {
     public func encode(_ value: String, forKey key: String) throws(ArchiveError) {
         try session.checkUsable(frame: frame)
         let reference = session.encodeString(value)
-        session.setField(.uid(reference.uid), storedKey: ArchiveKeys.escape(key), frame: frame)
+        session.setField(.uid(reference.uid), key: try session.fieldKey(key), frame: frame)
     }
 
     /// Encodes an optional object; nil is stored as a reference to `$null`, as Apple does.
@@ -99,13 +99,13 @@ public struct KeyedArchiveEncoder {
     /// part of a graph does not drag the rest in.
     public func encodeConditional<T: AnyObject & ArchiveObjectEncodable>(_ object: T?, forKey key: String) throws(ArchiveError) {
         try session.checkUsable(frame: frame)
-        let storedKey = ArchiveKeys.escape(key)
+        let number = try session.fieldKey(key)
         guard let object else {
-            session.setField(.uid(PropertyListUID(0)), storedKey: storedKey, frame: frame)
+            session.setField(.uid(PropertyListUID(0)), key: number, frame: frame)
             return
         }
-        let value = session.conditionalReference(object, storedKey: storedKey, frame: frame)
-        session.setField(value, storedKey: storedKey, frame: frame)
+        let value = session.conditionalReference(object, key: number, frame: frame)
+        session.setField(value, key: number, frame: frame)
     }
 
     /// Encodes a value without a key: it is stored under `$0`, `$1`, … in call order, as
@@ -113,8 +113,9 @@ public struct KeyedArchiveEncoder {
     public func encodeUnkeyed<T: ArchiveObjectEncodable>(_ value: T) throws(ArchiveError) {
         try session.checkUsable(frame: frame)
         let storedKey = session.nextUnkeyedKey(frame: frame)
+        let number = try session.storedFieldKey(storedKey)
         let reference = try session.withPath(.key(storedKey)) { () throws(ArchiveError) in try self.reference(for: value) }
-        session.setField(.uid(reference.uid), storedKey: storedKey, frame: frame)
+        session.setField(.uid(reference.uid), key: number, frame: frame)
     }
 
     /// Adds a value to the archive and returns its reference without storing it under a key:
@@ -157,7 +158,7 @@ public struct KeyedArchiveEncoder {
     /// (the shape of `NS.objects`).
     public func encodeReferences<S: Sequence>(_ values: S, forKey key: String) throws(ArchiveError) where S.Element == any ArchiveObjectEncodable {
         try session.checkUsable(frame: frame)
-        let storedKey = ArchiveKeys.escape(key)
+        let number = try session.fieldKey(key)
         var references: [PropertyListValue] = []
         var position = 0
         for value in values {
@@ -167,7 +168,7 @@ public struct KeyedArchiveEncoder {
             references.append(.uid(reference.uid))
             position += 1
         }
-        session.setField(.array(references), storedKey: storedKey, frame: frame)
+        session.setField(.array(references), key: number, frame: frame)
     }
 
     /// Encodes values of one type and stores their references as an inline array under `key`.
@@ -183,14 +184,14 @@ public struct KeyedArchiveEncoder {
             references.append(.uid(reference.uid))
             position += 1
         }
-        session.setField(.array(references), storedKey: ArchiveKeys.escape(key), frame: frame)
+        session.setField(.array(references), key: try session.fieldKey(key), frame: frame)
     }
 
     /// Stores a property-list value under a key exactly as given (UIDs included, unchecked):
     /// for reproducing unusual archives.
     public func encodeRaw(_ value: PropertyListValue, forStoredKey storedKey: String) throws(ArchiveError) {
         try session.checkUsable(frame: frame)
-        session.setField(value, storedKey: storedKey, frame: frame)
+        session.setField(value, key: try session.storedFieldKey(storedKey), frame: frame)
     }
 }
 

@@ -6,23 +6,22 @@ final class ArchiveEncodingSession {
     struct Frame {
         /// UID of the object, or -1 for `$top`.
         let uid: Int
-        var keys: [String] = []
-        var values: [PropertyListValue] = []
+        /// Where the object's fields start in `openKeys`/`openValues`: an object's fields are
+        /// always the top of those lists while it is being encoded (an inner object's are
+        /// moved to the table when it ends).
+        let firstField: Int
         var unkeyedCount = 0
-
-        /// Setting a key twice replaces the value where the key first stood, as a CFDictionary does.
-        mutating func set(_ value: PropertyListValue, forKey key: String) {
-            // The UTF-8 count (constant time for native strings) rules out most keys before
-            // the byte comparison.
-            let length = key.utf8.count
-            if let existing = keys.lastIndex(where: { $0.utf8.count == length && $0.isExactlyEqual(to: key) }) {
-                values[existing] = value
-            } else {
-                keys.append(key)
-                values.append(value)
-            }
-        }
     }
+
+    /// A user key already numbered, by the two words of its `String`. The slot keeps the
+    /// `String`, so its storage stays alive and equal words mean the same text.
+    private struct KeyMemoSlot {
+        var words: (UInt64, UInt64) = (0, 0)
+        var number: Int32 = -1
+        var key = ""
+    }
+
+    private static let keyMemoSlots = 256
 
     let registry: ArchiveRegistry
     let options: ArchiveWritingOptions
@@ -31,7 +30,14 @@ final class ArchiveEncodingSession {
     /// `var` is checked for exclusivity at run time, and those checks were a seventh of a fleet
     /// encode. The session is confined to one archiver on one thread.
     private struct State {
-        var frames: [Frame] = [Frame(uid: -1)]
+        var frames: [Frame] = [Frame(uid: -1, firstField: 0)]
+        /// The fields of the objects being encoded, innermost last. They are moved to the
+        /// table's flat field lists when their object ends, so that no object has lists of its own.
+        var openKeys: [Int32] = []
+        var openValues: [PropertyListValue] = []
+        /// Stored keys (escaped) by text → their number in `table.keyTexts`.
+        var keyNumbers = ArchiveUIDTable<String>()
+        var keyMemo = [KeyMemoSlot](repeating: KeyMemoSlot(), count: ArchiveEncodingSession.keyMemoSlots)
         var path: [ArchiveKeyPath.Component] = []
         var instanceUIDs = ArchiveUIDTable<UInt64>()
         /// Every instance that got a UID is kept alive until the end, so that its ObjectIdentifier
@@ -46,13 +52,11 @@ final class ArchiveEncodingSession {
         /// the registry lookup, the chain and its hashing happen once per type, not per object.
         /// Most archives have a few model types: those are found by comparison, without hashing;
         /// past `modelTypeScanLimit` of them, through `modelTypeIndex`.
-        /// `fieldCount` is how many fields the type's last object had: the next one's field
-        /// lists are allocated that large at once instead of growing field by field.
-        var modelTypes: [(type: ObjectIdentifier, chain: [String], classUID: Int, fieldCount: Int)] = []
+        var modelTypes: [(type: ObjectIdentifier, chain: [String], classUID: Int)] = []
         var modelTypeIndex: [ObjectIdentifier: Int] = [:]
         var dataUIDs: [[UInt8]: Int] = [:]
         var classUIDs: [[ArchiveExactKey]: Int] = [:]
-        var pendingConditionals: [(owner: Int, key: String, object: ObjectIdentifier)] = []
+        var pendingConditionals: [(owner: Int, key: Int32, object: ObjectIdentifier)] = []
         var recentChains: [(chain: [String], uid: Int)] = []
         var table = ArchiveObjectTable()
         var failed = false
@@ -98,9 +102,46 @@ final class ArchiveEncodingSession {
         }
     }
 
-    func setField(_ value: PropertyListValue, storedKey: String, frame index: Int) {
-        // One in-place access: copying the frame out would copy its arrays on every field.
-        state.pointee.frames[index].set(value, forKey: storedKey)
+    /// The number of a user key (escaped as Apple does when it starts with `$`).
+    func fieldKey(_ key: String) throws(ArchiveError) -> Int32 {
+        // Models pass the same few key literals for every object: their words find the number
+        // without hashing or escaping the text again.
+        guard let words = key.representationWords else { return try storedFieldKey(ArchiveKeys.escape(key)) }
+        let mixed = (words.0 ^ (words.1 &<< 7 | words.1 &>> 57)) &* 0x9E37_79B9_7F4A_7C15
+        let slot = Int(truncatingIfNeeded: mixed >> 56) & (Self.keyMemoSlots - 1)
+        if state.pointee.keyMemo[slot].number >= 0 && state.pointee.keyMemo[slot].words == words {
+            return state.pointee.keyMemo[slot].number
+        }
+        let number = try storedFieldKey(ArchiveKeys.escape(key))
+        state.pointee.keyMemo[slot] = KeyMemoSlot(words: words, number: number, key: key)
+        return number
+    }
+
+    /// The number of a key exactly as stored (`$0`, a raw field).
+    func storedFieldKey(_ storedKey: String) throws(ArchiveError) -> Int32 {
+        if let known = state.pointee.keyNumbers[storedKey] { return Int32(truncatingIfNeeded: known) }
+        guard let number = Int32(exactly: state.pointee.table.keyTexts.count) else {
+            state.pointee.failed = true
+            throw error(.invalidState, "more than \(Int32.max) distinct keys in one archive")
+        }
+        state.pointee.table.keyTexts.append(storedKey)
+        state.pointee.keyNumbers[storedKey] = Int(number)
+        return number
+    }
+
+    /// Setting a key twice replaces the value where the key first stood, as a CFDictionary does.
+    func setField(_ value: PropertyListValue, key: Int32, frame index: Int) {
+        let first = state.pointee.frames[index].firstField
+        var position = state.pointee.openKeys.count
+        while position > first {
+            position &-= 1
+            if state.pointee.openKeys[position] == key {
+                state.pointee.openValues[position] = value
+                return
+            }
+        }
+        state.pointee.openKeys.append(key)
+        state.pointee.openValues.append(value)
     }
 
     func nextUnkeyedKey(frame index: Int) -> String {
@@ -250,13 +291,7 @@ final class ArchiveEncodingSession {
             state.pointee.retained.append(identity)
         }
         let typePosition = type.map(modelTypePosition) ?? -1
-        var frame = Frame(uid: uid)
-        if typePosition >= 0 {
-            let expected = state.pointee.modelTypes[typePosition].fieldCount
-            frame.keys.reserveCapacity(expected)
-            frame.values.reserveCapacity(expected)
-        }
-        state.pointee.frames.append(frame)
+        state.pointee.frames.append(Frame(uid: uid, firstField: state.pointee.openKeys.count))
         let encoder = KeyedArchiveEncoder(session: self, frame: state.pointee.frames.count - 1)
         do {
             try body(encoder)
@@ -269,17 +304,25 @@ final class ArchiveEncodingSession {
                                uid: PropertyListUID(UInt64(uid)), classChain: chain, underlyingDescription: "\(error)")
         }
         let finished = state.pointee.frames.removeLast()
-        var classUID = -1
-        if typePosition >= 0 {
-            classUID = state.pointee.modelTypes[typePosition].classUID
-            state.pointee.modelTypes[typePosition].fieldCount = finished.keys.count
-        }
+        var classUID = typePosition >= 0 ? state.pointee.modelTypes[typePosition].classUID : -1
         if classUID < 0 {
             classUID = self.classUID(chain: chain)
             if typePosition >= 0 { state.pointee.modelTypes[typePosition].classUID = classUID }
         }
-        state.pointee.table.entries[uid] = .instance(classUID: classUID, keys: finished.keys, values: finished.values)
+        let fields = moveOpenFields(from: finished.firstField)
+        state.pointee.table.entries[uid] = .instance(classUID: classUID, fields: fields)
         return ArchiveReference(uid: PropertyListUID(UInt64(uid)))
+    }
+
+    /// Moves the open fields from `first` on to the end of the table's field lists.
+    private func moveOpenFields(from first: Int) -> Range<Int> {
+        let start = state.pointee.table.fieldKeys.count
+        state.pointee.table.fieldKeys.append(contentsOf: state.pointee.openKeys[first...])
+        state.pointee.table.fieldValues.append(contentsOf: state.pointee.openValues[first...])
+        // Removing from the end keeps the lists' storage for the next object.
+        state.pointee.openKeys.removeSubrange(first...)
+        state.pointee.openValues.removeSubrange(first...)
+        return start..<state.pointee.table.fieldKeys.count
     }
 
     func encodeModel<T: KeyedArchivable>(_ value: T) throws(ArchiveError) -> ArchiveReference {
@@ -307,7 +350,7 @@ final class ArchiveEncodingSession {
     }
 
     private func addModelType(_ type: ObjectIdentifier, chain: [String]) {
-        state.pointee.modelTypes.append((type, chain, -1, 0))
+        state.pointee.modelTypes.append((type, chain, -1))
         let count = state.pointee.modelTypes.count
         if count == Self.modelTypeScanLimit + 1 {
             for (position, known) in state.pointee.modelTypes.enumerated() { state.pointee.modelTypeIndex[known.type] = position }
@@ -341,28 +384,27 @@ final class ArchiveEncodingSession {
 
     // MARK: Conditional references
 
-    func conditionalReference(_ object: AnyObject, storedKey: String, frame index: Int) -> PropertyListValue {
+    func conditionalReference(_ object: AnyObject, key: Int32, frame index: Int) -> PropertyListValue {
         if let known = state.pointee.instanceUIDs[object: ObjectIdentifier(object)] {
             return .uid(PropertyListUID(UInt64(known)))
         }
         // Not encoded (yet): patched at the end if something encodes it unconditionally later.
         state.pointee.retained.append(object)
-        state.pointee.pendingConditionals.append((state.pointee.frames[index].uid, storedKey, ObjectIdentifier(object)))
+        state.pointee.pendingConditionals.append((state.pointee.frames[index].uid, key, ObjectIdentifier(object)))
         return .uid(PropertyListUID(0))
     }
 
-    func resolveConditionals() {
+    /// Points each pending conditional field at its target, if the target was encoded after all.
+    /// `$top`'s fields (owner -1) are `topKeys`/`topValues` by then.
+    private func resolveConditionals(topKeys: [Int32]) {
         for pending in state.pointee.pendingConditionals {
             guard let target = state.pointee.instanceUIDs[object: pending.object] else { continue }
             let value = PropertyListValue.uid(PropertyListUID(UInt64(target)))
             if pending.owner < 0 {
-                if let position = state.pointee.table.topKeys.lastIndex(where: { $0.isExactlyEqual(to: pending.key) }) {
-                    state.pointee.table.topValues[position] = value
-                }
-            } else if case .instance(let classUID, let keys, var values) = state.pointee.table.entries[pending.owner],
-                      let position = keys.lastIndex(where: { $0.isExactlyEqual(to: pending.key) }) {
-                values[position] = value
-                state.pointee.table.entries[pending.owner] = .instance(classUID: classUID, keys: keys, values: values)
+                if let position = topKeys.lastIndex(of: pending.key) { state.pointee.table.topValues[position] = value }
+            } else if case .instance(_, let fields) = state.pointee.table.entries[pending.owner],
+                      let position = state.pointee.table.fieldKeys[fields].lastIndex(of: pending.key) {
+                state.pointee.table.fieldValues[position] = value
             }
         }
         state.pointee.pendingConditionals.removeAll()
@@ -371,10 +413,16 @@ final class ArchiveEncodingSession {
     func finish() throws(ArchiveError) -> ArchiveObjectTable {
         guard !state.pointee.failed else { throw error(.invalidState, "an earlier error ended this encoding") }
         guard !state.pointee.finished else { throw error(.invalidState, "the archive was already finished") }
-        let top = state.pointee.frames[0]
-        state.pointee.table.topKeys = top.keys
-        state.pointee.table.topValues = top.values
-        resolveConditionals()
+        guard state.pointee.frames.count == 1 else {
+            throw error(.invalidState, "the archive was finished while an object was being encoded")
+        }
+        // Every object ended without an error, so only `$top`'s fields are open.
+        let topKeys = Array(state.pointee.openKeys)
+        state.pointee.table.topValues = state.pointee.openValues
+        state.pointee.openKeys.removeAll()
+        state.pointee.openValues.removeAll()
+        resolveConditionals(topKeys: topKeys)
+        state.pointee.table.topKeys = topKeys.map { state.pointee.table.keyTexts[Int($0)] }
         state.pointee.finished = true
         state.pointee.retained.removeAll()
         return state.pointee.table

@@ -33,10 +33,10 @@ extension ArchiveObjectTable {
         for value in topValues { add(&total, try bound(value, depth: 2)) }
         for entry in entries {
             switch entry {
-            case .instance(_, let keys, let values):
-                // The dictionary, its keys, `$class` and its UID.
-                add(&total, 1 + (keys.count + 1) * 2 - values.count)
-                for value in values { add(&total, try bound(value, depth: 3)) }
+            case .instance(_, let fields):
+                // The dictionary, its keys, `$class` and its UID (and below, its values).
+                add(&total, 1 + fields.count + 2)
+                for value in fieldValues[fields] { add(&total, try bound(value, depth: 3)) }
             case .classDescriptor(_, let classes):
                 // The dictionary, two keys, the name, the `$classes` array and its names.
                 add(&total, 5)
@@ -91,15 +91,15 @@ extension ArchiveObjectTable {
             case .real(let real): number = try builder.addReal(real)
             case .bool(let flag): number = try builder.addBool(flag)
             case .data(let bytes): number = try builder.addData(bytes)
-            case .instance(let classUID, let keys, let values):
+            case .instance(let classUID, let fields):
                 var instance: BinaryPropertyListBuilder.ContainerSlots
                 let order: [Int]
-                if let layout = layouts.layout(classUID: classUID, keys: keys) {
+                if let layout = layouts.layout(classUID: classUID, keys: fieldKeys[fields]) {
                     order = layout.order
                     instance = try builder.beginDictionary(count: order.count, depth: 2)
                     for keyNumber in layout.keyNumbers { builder.append(keyNumber, to: &instance) }
                 } else {
-                    let (allKeys, computedOrder) = Self.instanceKeyOrder(keys, classUID: classUID, cache: cache)
+                    let (allKeys, computedOrder) = instanceKeyOrder(fields, classUID: classUID, cache: cache)
                     order = computedOrder
                     instance = try builder.beginDictionary(count: order.count, depth: 2)
                     var keyNumbers: [Int] = []
@@ -109,12 +109,12 @@ extension ArchiveObjectTable {
                         keyNumbers.append(keyNumber)
                         builder.append(keyNumber, to: &instance)
                     }
-                    layouts.insert((order, keyNumbers), classUID: classUID, keys: keys)
+                    layouts.insert((order, keyNumbers), classUID: classUID, keys: fieldKeys[fields])
                 }
                 for position in order {
-                    let child = position == keys.count
+                    let child = position == fields.count
                         ? try builder.addUID(PropertyListUID(UInt64(classUID)))
-                        : try builder.add(values[position], depth: 3)
+                        : try builder.add(fieldValues[fields.lowerBound + position], depth: 3)
                     builder.append(child, to: &instance)
                 }
                 number = instance.number

@@ -53,24 +53,24 @@ extension ArchiveObjectTable {
             case .real(let real): try builder.add(.real(real), depth: 2)
             case .bool(let flag): try builder.add(.bool(flag), depth: 2)
             case .data(let bytes): try builder.add(.data(bytes), depth: 2)
-            case .instance(let classUID, let keys, let values):
+            case .instance(let classUID, let fields):
                 let layout: (positions: [Int], keyLines: [XMLPropertyListBuilder.KeyLine])
-                if let known = layouts.layout(classUID: classUID, keys: keys) {
+                if let known = layouts.layout(classUID: classUID, keys: fieldKeys[fields]) {
                     layout = known
                 } else {
-                    let (allKeys, order) = Self.instanceKeyOrder(keys, classUID: classUID, cache: cache)
+                    let (allKeys, order) = instanceKeyOrder(fields, classUID: classUID, cache: cache)
                     let storedKeys = order.map { allKeys[$0] }
                     let positions = XMLPropertyListBuilder.writingOrder(ofKeys: storedKeys).map { order[$0] }
                     layout = (positions, positions.map { XMLPropertyListBuilder.keyLine(allKeys[$0]) })
-                    layouts.insert(layout, classUID: classUID, keys: keys)
+                    layouts.insert(layout, classUID: classUID, keys: fieldKeys[fields])
                 }
                 try builder.beginDictionary(count: layout.positions.count, depth: 2)
                 for (index, position) in layout.positions.enumerated() {
                     builder.addKey(layout.keyLines[index], depth: 3)
-                    if position == keys.count {
+                    if position == fields.count {
                         try builder.add(.uid(PropertyListUID(UInt64(classUID))), depth: 3)
                     } else {
-                        try builder.add(values[position], depth: 3)
+                        try builder.add(fieldValues[fields.lowerBound + position], depth: 3)
                     }
                 }
                 if !layout.positions.isEmpty { builder.endDictionary(depth: 2) }

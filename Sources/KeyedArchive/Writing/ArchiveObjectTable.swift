@@ -12,14 +12,21 @@ struct ArchiveObjectTable {
         case real(PropertyListReal)
         case bool(Bool)
         case data([UInt8])
-        /// Keys as stored (escaped), in encoding order, without `$class`.
-        case instance(classUID: Int, keys: [String], values: [PropertyListValue])
+        /// The object's fields are `fields` of `fieldKeys`/`fieldValues`, in encoding order,
+        /// without `$class`. (Lists of their own per object were a fifth of an encode: allocating,
+        /// growing and freeing them.)
+        case instance(classUID: Int, fields: Range<Int>)
         case classDescriptor(name: String, classes: [String])
         /// A UID taken by an object whose fields are still being encoded.
         case reserved
     }
 
     var entries: [Entry] = [.null]
+    /// Stored (escaped) keys by number.
+    var keyTexts: [String] = []
+    /// Every instance's field keys (numbers into `keyTexts`) and values, object after object.
+    var fieldKeys: [Int32] = []
+    var fieldValues: [PropertyListValue] = []
     var topKeys: [String] = []
     var topValues: [PropertyListValue] = []
 
@@ -44,7 +51,7 @@ struct ArchiveObjectTable {
 
         /// The last key list of each class and its storage order: objects of one class
         /// nearly always repeat it, and comparing it costs less than hashing it.
-        var lastByClass: [Int: (keys: [String], allKeys: [String], order: [Int])] = [:]
+        var lastByClass: [Int: (keys: [Int32], allKeys: [String], order: [Int])] = [:]
 
         func order(_ keys: [String], sizing: CFHashTableOrder.Sizing) -> [Int] {
             let signature = keys.map(ArchiveExactKey.init)
@@ -55,14 +62,15 @@ struct ArchiveObjectTable {
         }
     }
 
-    /// Keys of an instance in storage order, `$class` included, as (key, value-or-class) positions:
-    /// position `keys.count` stands for `$class`.
-    static func instanceKeyOrder(_ keys: [String], classUID: Int, cache: OrderCache) -> (keys: [String], order: [Int]) {
-        if let last = cache.lastByClass[classUID], last.keys.isExactlyEqual(to: keys) {
+    /// An instance's keys (`$class` last) and their storage order, as positions among its
+    /// fields: position `fields.count` stands for `$class`.
+    func instanceKeyOrder(_ fields: Range<Int>, classUID: Int, cache: OrderCache) -> (keys: [String], order: [Int]) {
+        let numbers = fieldKeys[fields]
+        if let last = cache.lastByClass[classUID], last.keys.elementsEqual(numbers) {
             return (last.allKeys, last.order)
         }
-        let computed = instanceKeyOrder(keys, cache: cache)
-        cache.lastByClass[classUID] = (keys, computed.keys, computed.order)
+        let computed = Self.instanceKeyOrder(numbers.map { keyTexts[Int($0)] }, cache: cache)
+        cache.lastByClass[classUID] = (Array(numbers), computed.keys, computed.order)
         return computed
     }
 
@@ -98,12 +106,14 @@ struct ArchiveObjectTable {
             case .real(let real): objects.append(.real(real))
             case .bool(let flag): objects.append(.bool(flag))
             case .data(let bytes): objects.append(.data(bytes))
-            case .instance(let classUID, let keys, let values):
-                let (allKeys, order) = Self.instanceKeyOrder(keys, classUID: classUID, cache: cache)
+            case .instance(let classUID, let fields):
+                let (allKeys, order) = instanceKeyOrder(fields, classUID: classUID, cache: cache)
                 var dictionary = PropertyListDictionary()
                 dictionary.reserveCapacity(allKeys.count)
                 for position in order {
-                    let value = position == keys.count ? PropertyListValue.uid(PropertyListUID(UInt64(classUID))) : values[position]
+                    let value = position == fields.count
+                        ? PropertyListValue.uid(PropertyListUID(UInt64(classUID)))
+                        : fieldValues[fields.lowerBound + position]
                     dictionary.append(key: allKeys[position], value: value)
                 }
                 objects.append(.dictionary(dictionary))
@@ -154,18 +164,18 @@ struct ArchiveObjectTable {
             case .real(let real): objectNumbers.append(try builder.number(.real(real)))
             case .bool(let flag): objectNumbers.append(builder.bool(flag))
             case .data(let bytes): objectNumbers.append(builder.fresh(.data(bytes)))
-            case .instance(let classUID, let keys, let values):
-                let (allKeys, order) = Self.instanceKeyOrder(keys, classUID: classUID, cache: cache)
+            case .instance(let classUID, let fields):
+                let (allKeys, order) = instanceKeyOrder(fields, classUID: classUID, cache: cache)
                 var keyNumbers: [Int] = []
                 var valueNumbers: [Int] = []
                 keyNumbers.reserveCapacity(order.count)
                 valueNumbers.reserveCapacity(order.count)
                 for position in order {
                     keyNumbers.append(builder.constant(allKeys[position]))
-                    if position == keys.count {
+                    if position == fields.count {
                         valueNumbers.append(builder.uid(UInt64(classUID)))
                     } else {
-                        valueNumbers.append(try builder.value(values[position], depth: 3))
+                        valueNumbers.append(try builder.value(fieldValues[fields.lowerBound + position], depth: 3))
                     }
                 }
                 objectNumbers.append(builder.fresh(.dictionary(keys: keyNumbers, values: valueNumbers)))
@@ -211,25 +221,25 @@ struct ArchiveObjectTable {
 /// remembered per class: objects of one class nearly always repeat one of a few key lists.
 struct InstanceLayoutCache<Layout> {
     private var first: [Int32]
-    private var layouts: [(keys: [String], layout: Layout, next: Int32)] = []
+    private var layouts: [(keys: [Int32], layout: Layout, next: Int32)] = []
 
     init(classCount: Int) {
         first = [Int32](repeating: -1, count: max(classCount, 0))
     }
 
-    func layout(classUID: Int, keys: [String]) -> Layout? {
+    func layout(classUID: Int, keys: ArraySlice<Int32>) -> Layout? {
         guard classUID >= 0, classUID < first.count else { return nil }
         var candidate = Int(first[classUID])
         while candidate >= 0 {
-            if layouts[candidate].keys.isExactlyEqual(to: keys) { return layouts[candidate].layout }
+            if layouts[candidate].keys.elementsEqual(keys) { return layouts[candidate].layout }
             candidate = Int(layouts[candidate].next)
         }
         return nil
     }
 
-    mutating func insert(_ layout: Layout, classUID: Int, keys: [String]) {
+    mutating func insert(_ layout: Layout, classUID: Int, keys: ArraySlice<Int32>) {
         guard classUID >= 0, classUID < first.count, let index = Int32(exactly: layouts.count) else { return }
-        layouts.append((keys, layout, first[classUID]))
+        layouts.append((Array(keys), layout, first[classUID]))
         first[classUID] = index
     }
 }
