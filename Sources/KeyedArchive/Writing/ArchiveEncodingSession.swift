@@ -13,16 +13,6 @@ final class ArchiveEncodingSession {
         var unkeyedCount = 0
     }
 
-    /// A user key already numbered, by the two words of its `String`. The slot keeps the
-    /// `String`, so its storage stays alive and equal words mean the same text.
-    private struct KeyMemoSlot {
-        var words: (UInt64, UInt64) = (0, 0)
-        var number: Int32 = -1
-        var key = ""
-    }
-
-    private static let keyMemoSlots = 256
-
     let registry: ArchiveRegistry
     let options: ArchiveWritingOptions
 
@@ -33,17 +23,23 @@ final class ArchiveEncodingSession {
         var frames: [Frame] = [Frame(uid: -1, firstField: 0)]
         /// The fields of the objects being encoded, innermost last. They are moved to the
         /// table's flat field lists when their object ends, so that no object has lists of its own.
+        /// Only the first `openCount` entries are open fields: the lists never shrink (the
+        /// generic `removeLast(_:)` cost more than the move itself), later fields overwrite.
         var openKeys: [Int32] = []
         var openValues: [PropertyListValue] = []
+        var openCount = 0
         /// Stored keys (escaped) by text → their number in `table.keyTexts`.
         var keyNumbers = ArchiveUIDTable<String>()
-        var keyMemo = [KeyMemoSlot](repeating: KeyMemoSlot(), count: ArchiveEncodingSession.keyMemoSlots)
+        /// User keys (before escaping) → their number.
+        var keyMemo = StringWordsMemo()
         var path: [ArchiveKeyPath.Component] = []
         var instanceUIDs = ArchiveUIDTable<UInt64>()
         /// Every instance that got a UID is kept alive until the end, so that its ObjectIdentifier
         /// cannot be reused by a new object (a temporary created in some `encode(to:)`).
         var retained: [AnyObject] = []
         var stringUIDs = ArchiveUIDTable<String>()
+        /// Strings met more than once → their UID, found without hashing their text.
+        var repeatedStrings = StringWordsMemo()
         var scalarUIDs: [PropertyListValue: Int] = [:]
         /// Integers in the ordinary (not 128-bit) form: the same sharing as `scalarUIDs`, keyed
         /// without hashing a whole `PropertyListValue`.
@@ -107,13 +103,9 @@ final class ArchiveEncodingSession {
         // Models pass the same few key literals for every object: their words find the number
         // without hashing or escaping the text again.
         guard let words = key.representationWords else { return try storedFieldKey(ArchiveKeys.escape(key)) }
-        let mixed = (words.0 ^ (words.1 &<< 7 | words.1 &>> 57)) &* 0x9E37_79B9_7F4A_7C15
-        let slot = Int(truncatingIfNeeded: mixed >> 56) & (Self.keyMemoSlots - 1)
-        if state.pointee.keyMemo[slot].number >= 0 && state.pointee.keyMemo[slot].words == words {
-            return state.pointee.keyMemo[slot].number
-        }
+        if let known = state.pointee.keyMemo.value(for: words) { return Int32(truncatingIfNeeded: known) }
         let number = try storedFieldKey(ArchiveKeys.escape(key))
-        state.pointee.keyMemo[slot] = KeyMemoSlot(words: words, number: number, key: key)
+        state.pointee.keyMemo.remember(Int(number), for: key, words: words)
         return number
     }
 
@@ -132,7 +124,8 @@ final class ArchiveEncodingSession {
     /// Setting a key twice replaces the value where the key first stood, as a CFDictionary does.
     func setField(_ value: PropertyListValue, key: Int32, frame index: Int) {
         let first = state.pointee.frames[index].firstField
-        var position = state.pointee.openKeys.count
+        let count = state.pointee.openCount
+        var position = count
         while position > first {
             position &-= 1
             if state.pointee.openKeys[position] == key {
@@ -140,8 +133,14 @@ final class ArchiveEncodingSession {
                 return
             }
         }
-        state.pointee.openKeys.append(key)
-        state.pointee.openValues.append(value)
+        if count < state.pointee.openKeys.count {
+            state.pointee.openKeys[count] = key
+            state.pointee.openValues[count] = value
+        } else {
+            state.pointee.openKeys.append(key)
+            state.pointee.openValues.append(value)
+        }
+        state.pointee.openCount = count &+ 1
     }
 
     func nextUnkeyedKey(frame index: Int) -> String {
@@ -173,10 +172,17 @@ final class ArchiveEncodingSession {
     func encodeString(_ string: String) -> ArchiveReference {
         let shared = options.sharing == .byValue || Self.isTaggedPointerString(string)
         guard shared else { return append(.string(string)) }
-        if let known = state.pointee.stringUIDs[string] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
-        let reference = append(.string(string))
-        state.pointee.stringUIDs[string] = Int(reference.uid.value)
-        return reference
+        let words = string.representationWords
+        if let words, let known = state.pointee.repeatedStrings.value(for: words) {
+            return ArchiveReference(uid: PropertyListUID(UInt64(known)))
+        }
+        if let known = state.pointee.stringUIDs.existingUID(for: string, insertingIfAbsent: state.pointee.table.entries.count) {
+            // Only strings seen twice enter the memo: unique ones (names, serial numbers) would
+            // push out the ones that repeat.
+            if let words { state.pointee.repeatedStrings.remember(known, for: string, words: words) }
+            return ArchiveReference(uid: PropertyListUID(UInt64(known)))
+        }
+        return append(.string(string))
     }
 
     /// An NSNumber: a plain integer, real or boolean in `$objects`.
@@ -185,10 +191,11 @@ final class ArchiveEncodingSession {
             guard options.sharing == .byValue || (signed >= -(1 << 55) && signed < (1 << 55)) else {
                 return append(.integer(integer))
             }
-            if let known = state.pointee.integerUIDs[integer: signed] { return ArchiveReference(uid: PropertyListUID(UInt64(known))) }
-            let reference = append(.integer(integer))
-            state.pointee.integerUIDs[integer: signed] = Int(reference.uid.value)
-            return reference
+            let next = state.pointee.table.entries.count
+            if let known = state.pointee.integerUIDs.existingUID(for: UInt64(bitPattern: signed), insertingIfAbsent: next) {
+                return ArchiveReference(uid: PropertyListUID(UInt64(known)))
+            }
+            return append(.integer(integer))
         }
         var shared = options.sharing == .byValue
         switch value {
@@ -291,7 +298,7 @@ final class ArchiveEncodingSession {
             state.pointee.retained.append(identity)
         }
         let typePosition = type.map(modelTypePosition) ?? -1
-        state.pointee.frames.append(Frame(uid: uid, firstField: state.pointee.openKeys.count))
+        state.pointee.frames.append(Frame(uid: uid, firstField: state.pointee.openCount))
         let encoder = KeyedArchiveEncoder(session: self, frame: state.pointee.frames.count - 1)
         do {
             try body(encoder)
@@ -317,11 +324,16 @@ final class ArchiveEncodingSession {
     /// Moves the open fields from `first` on to the end of the table's field lists.
     private func moveOpenFields(from first: Int) -> Range<Int> {
         let start = state.pointee.table.fieldKeys.count
-        state.pointee.table.fieldKeys.append(contentsOf: state.pointee.openKeys[first...])
-        state.pointee.table.fieldValues.append(contentsOf: state.pointee.openValues[first...])
-        // Removing from the end keeps the lists' storage for the next object.
-        state.pointee.openKeys.removeSubrange(first...)
-        state.pointee.openValues.removeSubrange(first...)
+        let end = state.pointee.openCount
+        // Element by element: appending a slice goes through the generic sequence path
+        // (an iterator call per element).
+        var position = first
+        while position < end {
+            state.pointee.table.fieldKeys.append(state.pointee.openKeys[position])
+            state.pointee.table.fieldValues.append(state.pointee.openValues[position])
+            position &+= 1
+        }
+        state.pointee.openCount = first
         return start..<state.pointee.table.fieldKeys.count
     }
 
@@ -417,10 +429,12 @@ final class ArchiveEncodingSession {
             throw error(.invalidState, "the archive was finished while an object was being encoded")
         }
         // Every object ended without an error, so only `$top`'s fields are open.
-        let topKeys = Array(state.pointee.openKeys)
-        state.pointee.table.topValues = state.pointee.openValues
+        let topCount = state.pointee.openCount
+        let topKeys = Array(state.pointee.openKeys[..<topCount])
+        state.pointee.table.topValues = Array(state.pointee.openValues[..<topCount])
         state.pointee.openKeys.removeAll()
         state.pointee.openValues.removeAll()
+        state.pointee.openCount = 0
         resolveConditionals(topKeys: topKeys)
         state.pointee.table.topKeys = topKeys.map { state.pointee.table.keyTexts[Int($0)] }
         state.pointee.finished = true

@@ -34,9 +34,8 @@ extension ArchiveObjectTable {
         for entry in entries {
             switch entry {
             case .instance(_, let fields):
-                // The dictionary, its keys, `$class` and its UID (and below, its values).
+                // The dictionary, its keys, `$class` and its UID; the values are counted below.
                 add(&total, 1 + fields.count + 2)
-                for value in fieldValues[fields] { add(&total, try bound(value, depth: 3)) }
             case .classDescriptor(_, let classes):
                 // The dictionary, two keys, the name, the `$classes` array and its names.
                 add(&total, 5)
@@ -44,6 +43,12 @@ extension ArchiveObjectTable {
             default:
                 add(&total, 1)
             }
+        }
+        // Every instance's values, in one pass over the shared list.
+        var position = 0
+        while position < fieldValues.count {
+            add(&total, try bound(fieldValues[position], depth: 3))
+            position &+= 1
         }
         return total
     }

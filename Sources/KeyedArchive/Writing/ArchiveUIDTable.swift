@@ -85,6 +85,25 @@ struct ArchiveUIDTable<Key: ArchiveUIDTableKey> {
         }
     }
 
+    /// The UID stored for `key`, or nil after storing `uid` for it: one hash for a lookup that
+    /// usually fails (a new string or number) and the insertion that follows.
+    mutating func existingUID(for key: Key, insertingIfAbsent uid: Int) -> Int? {
+        let hash = key.uidTableHash(seed: seed)
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let entry = slots[slot]
+            if entry < 0 { break }
+            if hashes[entry] == hash && keys[entry].isSameUIDTableKey(as: key) { return uids[entry] }
+            slot = (slot &+ 1) & mask
+        }
+        slots[slot] = keys.count
+        keys.append(key)
+        uids.append(uid)
+        hashes.append(hash)
+        if keys.count &* 2 > mask { grow() }
+        return nil
+    }
+
     private mutating func grow() {
         let capacity = (mask &+ 1) &* 2
         slots = [Int](repeating: -1, count: capacity)
@@ -103,10 +122,46 @@ extension ArchiveUIDTable where Key == UInt64 {
         get { self[UInt64(UInt(bitPattern: object))] }
         set { self[UInt64(UInt(bitPattern: object))] = newValue }
     }
+}
 
-    /// The UID stored for an integer.
-    subscript(integer integer: Int64) -> Int? {
-        get { self[UInt64(bitPattern: integer)] }
-        set { self[UInt64(bitPattern: integer)] = newValue }
+/// Numbers remembered for strings by the two words of the `String` (``Swift/String/representationWords``),
+/// in front of a table that hashes their text: a model passes the same key literals for every
+/// object, and the same few shared values (a model name, a note) again and again.
+///
+/// Each slot keeps its `String`, so a long string's storage stays alive and cannot be reused
+/// for other text: equal words are the same small string or the same storage, hence equal text.
+struct StringWordsMemo {
+    private struct Slot {
+        var words: (UInt64, UInt64) = (0, 0)
+        var value = -1
+        var string = ""
+    }
+
+    private static let slotCount = 256
+    private var slots = [Slot](repeating: Slot(), count: StringWordsMemo.slotCount)
+
+    /// The home slot; a string may also sit in the one after it (two keys that share a home
+    /// would otherwise evict each other on every object).
+    @inline(__always)
+    private static func home(_ words: (UInt64, UInt64)) -> Int {
+        let mixed = (words.0 ^ (words.1 &<< 7 | words.1 &>> 57)) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> 56) & (slotCount - 1)
+    }
+
+    @inline(__always)
+    func value(for words: (UInt64, UInt64)) -> Int? {
+        let first = Self.home(words)
+        if slots[first].value >= 0 && slots[first].words == words { return slots[first].value }
+        let second = (first &+ 1) & (Self.slotCount - 1)
+        if slots[second].value >= 0 && slots[second].words == words { return slots[second].value }
+        return nil
+    }
+
+    mutating func remember(_ value: Int, for string: String, words: (UInt64, UInt64)) {
+        let first = Self.home(words)
+        let second = (first &+ 1) & (Self.slotCount - 1)
+        // An empty slot of the two, else the second (the first keeps the older, home entry).
+        let slot = slots[first].value < 0 ? first : second
+        slots[slot] = Slot(words: words, value: value, string: string)
     }
 }
