@@ -39,49 +39,74 @@ extension String: ArchiveUIDTableKey {
 /// that hashing was a tenth of a fleet encode. This table uses the writers' seeded hash (random
 /// per table, so chosen keys cannot force collisions): open addressing, linear probing, grown at
 /// half load. Entries are only added; an instance keeps its UID once it has one.
+///
+/// A slot packs its entry's position with the high half of the entry's hash, so a probe reads
+/// slots only and touches an entry when those bits match: a large archive's tables do not fit
+/// the caches, and a probe that read a slot, then a hash, a key and a UID from four lists could
+/// miss the cache four times.
 struct ArchiveUIDTable<Key: ArchiveUIDTableKey> {
-    private var slots: [Int]
-    private var keys: [Key] = []
-    private var uids: [Int] = []
-    private var hashes: [UInt64] = []
+    private struct Entry {
+        let hash: UInt64
+        var uid: Int
+        let key: Key
+    }
+
+    private static var empty: UInt64 { .max }
+    private var slots: [UInt64]
+    private var entries: [Entry] = []
     private var mask: Int
     private let seed: UInt64
 
     init() {
-        slots = [Int](repeating: -1, count: 64)
+        slots = [UInt64](repeating: Self.empty, count: 64)
         mask = 63
         seed = UInt64.random(in: 0...UInt64.max)
     }
 
+    @inline(__always)
+    private static func packed(hash: UInt64, entry: Int) -> UInt64 {
+        (hash & 0xFFFF_FFFF_0000_0000) | UInt64(truncatingIfNeeded: entry) & 0xFFFF_FFFF
+    }
+
+    /// The slot holding `key` and its entry, or the empty slot where it would go.
+    @inline(__always)
+    private func find(_ key: Key, hash: UInt64) -> (slot: Int, entry: Int?) {
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let packed = slots[slot]
+            if packed == Self.empty { return (slot, nil) }
+            if packed & 0xFFFF_FFFF_0000_0000 == hash & 0xFFFF_FFFF_0000_0000 {
+                let entry = Int(truncatingIfNeeded: packed & 0xFFFF_FFFF)
+                if entries[entry].hash == hash && entries[entry].key.isSameUIDTableKey(as: key) { return (slot, entry) }
+            }
+            slot = (slot &+ 1) & mask
+        }
+    }
+
+    /// Adds an entry at an empty slot found by `find`. Positions are 32 bits in a slot: a table
+    /// that large (far past any archive's object limit) stops remembering rather than wrap.
+    @inline(__always)
+    private mutating func insert(_ key: Key, hash: UInt64, uid: Int, at slot: Int) {
+        guard entries.count < 0xFFFF_FFFF else { return }
+        slots[slot] = Self.packed(hash: hash, entry: entries.count)
+        entries.append(Entry(hash: hash, uid: uid, key: key))
+        if entries.count &* 2 > mask { grow() }
+    }
+
     subscript(key: Key) -> Int? {
         get {
-            let hash = key.uidTableHash(seed: seed)
-            var slot = Int(truncatingIfNeeded: hash) & mask
-            while true {
-                let entry = slots[slot]
-                if entry < 0 { return nil }
-                if hashes[entry] == hash && keys[entry].isSameUIDTableKey(as: key) { return uids[entry] }
-                slot = (slot &+ 1) & mask
-            }
+            let found = find(key, hash: key.uidTableHash(seed: seed))
+            return found.entry.map { entries[$0].uid }
         }
         set {
             guard let uid = newValue else { return }
             let hash = key.uidTableHash(seed: seed)
-            var slot = Int(truncatingIfNeeded: hash) & mask
-            while true {
-                let entry = slots[slot]
-                if entry < 0 { break }
-                if hashes[entry] == hash && keys[entry].isSameUIDTableKey(as: key) {
-                    uids[entry] = uid
-                    return
-                }
-                slot = (slot &+ 1) & mask
+            let found = find(key, hash: hash)
+            if let entry = found.entry {
+                entries[entry].uid = uid
+            } else {
+                insert(key, hash: hash, uid: uid, at: found.slot)
             }
-            slots[slot] = keys.count
-            keys.append(key)
-            uids.append(uid)
-            hashes.append(hash)
-            if keys.count &* 2 > mask { grow() }
         }
     }
 
@@ -89,29 +114,23 @@ struct ArchiveUIDTable<Key: ArchiveUIDTableKey> {
     /// usually fails (a new string or number) and the insertion that follows.
     mutating func existingUID(for key: Key, insertingIfAbsent uid: Int) -> Int? {
         let hash = key.uidTableHash(seed: seed)
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while true {
-            let entry = slots[slot]
-            if entry < 0 { break }
-            if hashes[entry] == hash && keys[entry].isSameUIDTableKey(as: key) { return uids[entry] }
-            slot = (slot &+ 1) & mask
-        }
-        slots[slot] = keys.count
-        keys.append(key)
-        uids.append(uid)
-        hashes.append(hash)
-        if keys.count &* 2 > mask { grow() }
+        let found = find(key, hash: hash)
+        if let entry = found.entry { return entries[entry].uid }
+        insert(key, hash: hash, uid: uid, at: found.slot)
         return nil
     }
 
     private mutating func grow() {
         let capacity = (mask &+ 1) &* 2
-        slots = [Int](repeating: -1, count: capacity)
+        slots = [UInt64](repeating: Self.empty, count: capacity)
         mask = capacity &- 1
-        for (entry, hash) in hashes.enumerated() {
+        var position = 0
+        while position < entries.count {
+            let hash = entries[position].hash
             var slot = Int(truncatingIfNeeded: hash) & mask
-            while slots[slot] >= 0 { slot = (slot &+ 1) & mask }
-            slots[slot] = entry
+            while slots[slot] != Self.empty { slot = (slot &+ 1) & mask }
+            slots[slot] = Self.packed(hash: hash, entry: position)
+            position &+= 1
         }
     }
 }

@@ -75,18 +75,33 @@ extension PropertyListInteger: BinaryUniquingKey {
 }
 
 /// Open-addressing map from key to object number, linear probing, grown at 1/2 load.
+///
+/// A slot packs its entry's position with the high half of the entry's hash, so a probe reads
+/// slots only and touches an entry when those bits match: a large document's tables do not fit
+/// the caches, and a probe that read a slot, then a hash, a key and a number from four lists
+/// could miss the cache four times.
 struct BinaryUniquingTable<Key: BinaryUniquingKey> {
-    private var slots: [Int32]
-    private var keys: [Key] = []
-    private var numbers: [Int] = []
-    private var hashes: [UInt64] = []
+    private struct Entry {
+        let hash: UInt64
+        let number: Int
+        let key: Key
+    }
+
+    private static var empty: UInt64 { .max }
+    private var slots: [UInt64]
+    private var entries: [Entry] = []
     private var mask: Int
     private let seed: UInt64
 
     init() {
-        slots = [Int32](repeating: -1, count: 64)
+        slots = [UInt64](repeating: Self.empty, count: 64)
         mask = 63
         seed = UInt64.random(in: 0...UInt64.max)
+    }
+
+    @inline(__always)
+    private static func packed(hash: UInt64, entry: Int) -> UInt64 {
+        (hash & 0xFFFF_FFFF_0000_0000) | UInt64(truncatingIfNeeded: entry) & 0xFFFF_FFFF
     }
 
     /// The number stored for `key`, or nil after remembering `number` for it.
@@ -95,27 +110,34 @@ struct BinaryUniquingTable<Key: BinaryUniquingKey> {
         let hash = key.uniquingHash(seed: seed)
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
-            let entry = Int(slots[slot])
-            if entry < 0 { break }
-            if hashes[entry] == hash && keys[entry].isSameKey(as: key) { return numbers[entry] }
+            let packed = slots[slot]
+            if packed == Self.empty { break }
+            if packed & 0xFFFF_FFFF_0000_0000 == hash & 0xFFFF_FFFF_0000_0000 {
+                let entry = Int(truncatingIfNeeded: packed & 0xFFFF_FFFF)
+                if entries[entry].hash == hash && entries[entry].key.isSameKey(as: key) { return entries[entry].number }
+            }
             slot = (slot &+ 1) & mask
         }
-        slots[slot] = Int32(truncatingIfNeeded: keys.count)
-        keys.append(key)
-        numbers.append(number)
-        hashes.append(hash)
-        if keys.count &* 2 > mask { grow() }
+        // Positions are 32 bits in a slot: a table that large (past the object limit) stops
+        // remembering rather than wrap.
+        guard entries.count < 0xFFFF_FFFF else { return nil }
+        slots[slot] = Self.packed(hash: hash, entry: entries.count)
+        entries.append(Entry(hash: hash, number: number, key: key))
+        if entries.count &* 2 > mask { grow() }
         return nil
     }
 
     private mutating func grow() {
         let capacity = (mask &+ 1) &* 2
-        slots = [Int32](repeating: -1, count: capacity)
+        slots = [UInt64](repeating: Self.empty, count: capacity)
         mask = capacity &- 1
-        for (entry, hash) in hashes.enumerated() {
+        var position = 0
+        while position < entries.count {
+            let hash = entries[position].hash
             var slot = Int(truncatingIfNeeded: hash) & mask
-            while slots[slot] >= 0 { slot = (slot &+ 1) & mask }
-            slots[slot] = Int32(truncatingIfNeeded: entry)
+            while slots[slot] != Self.empty { slot = (slot &+ 1) & mask }
+            slots[slot] = Self.packed(hash: hash, entry: position)
+            position &+= 1
         }
     }
 }
