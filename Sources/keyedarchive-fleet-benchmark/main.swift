@@ -130,7 +130,7 @@ func prepare(pilotCount: Int, directory: String) throws {
 }
 
 func measure(_ name: String, pilots: Int, directory: String, runs: Int, budget: Double) throws -> Measurement {
-    let fields = try runSelf(["--case", name, String(pilots), directory, String(runs), String(budget)])
+    let fields = try runSelf(["--case", name, String(pilots), directory, String(runs), String(budget)], environment: steadyHeapEnvironment)
     guard fields.count == 4, let wall = Double(fields[0]), let cpu = Double(fields[1]), let peak = Int(fields[2]), let done = Int(fields[3]) else {
         throw CocoaError(.fileReadCorruptFile)
     }
