@@ -39,6 +39,16 @@ public let steadyHeapEnvironment = [
     "GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864",
 ]
 
+/// Hands the heap's free memory back to the kernel: glibc's `malloc_trim`, looked up at run time
+/// (the C library module does not export it). Does nothing where there is no such function.
+public func releaseFreeHeapMemory() {
+    #if os(Linux)
+    guard let program = dlopen(nil, RTLD_LAZY), let symbol = dlsym(program, "malloc_trim") else { return }
+    typealias Trim = @convention(c) (Int) -> Int32
+    _ = unsafeBitCast(symbol, to: Trim.self)(0)
+    #endif
+}
+
 /// Runs this executable again with `arguments` (and `environment` added to this process's) and
 /// returns the whitespace-separated fields it printed; throws if it failed.
 public func runSelf(_ arguments: [String], environment: [String: String] = [:]) throws -> [Substring] {
