@@ -301,8 +301,8 @@ extension Dictionary: ArchiveObjectEncodable where Key: ArchiveObjectEncodable &
     func encodeSortedEntries(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         let ordered = sorted { $0.key < $1.key }
         return try encoder.encodeObject(classes: FoundationClass.dictionary.archivedChain) { fields in
-            try fields.encodeReferenceArray(ordered.map { $0.key }, forKey: "NS.keys")
-            try fields.encodeReferenceArray(ordered.map { $0.value }, forKey: "NS.objects")
+            try fields.encodeReferenceArray(ordered.lazy.map { $0.key }, forKey: "NS.keys")
+            try fields.encodeReferenceArray(ordered.lazy.map { $0.value }, forKey: "NS.objects")
         }
     }
 }

@@ -159,14 +159,16 @@ public struct KeyedArchiveEncoder {
     public func encodeReferences<S: Sequence>(_ values: S, forKey key: String) throws(ArchiveError) where S.Element == any ArchiveObjectEncodable {
         try session.checkUsable(frame: frame)
         let number = try session.fieldKey(key)
-        var references: [PropertyListValue] = []
-        var position = 0
-        for value in values {
-            let reference = try session.withPath(.key(key)) { () throws(ArchiveError) in
-                try session.withPath(.index(position)) { () throws(ArchiveError) in try self.reference(for: value) }
+        // The key on the path once for the whole list, each element's index under it.
+        let references = try session.withPath(.key(key)) { () throws(ArchiveError) -> [PropertyListValue] in
+            var references: [PropertyListValue] = []
+            var position = 0
+            for value in values {
+                let reference = try session.withPath(.index(position)) { () throws(ArchiveError) in try self.reference(for: value) }
+                references.append(.uid(reference.uid))
+                position += 1
             }
-            references.append(.uid(reference.uid))
-            position += 1
+            return references
         }
         session.setField(.array(references), key: number, frame: frame)
     }
@@ -174,15 +176,16 @@ public struct KeyedArchiveEncoder {
     /// Encodes values of one type and stores their references as an inline array under `key`.
     func encodeReferenceArray<S: Sequence>(_ values: S, forKey key: String) throws(ArchiveError) where S.Element: ArchiveObjectEncodable {
         try session.checkUsable(frame: frame)
-        var references: [PropertyListValue] = []
-        references.reserveCapacity(values.underestimatedCount)
-        var position = 0
-        for value in values {
-            let reference = try session.withPath(.key(key)) { () throws(ArchiveError) in
-                try session.withPath(.index(position)) { () throws(ArchiveError) in try self.reference(for: value) }
+        let references = try session.withPath(.key(key)) { () throws(ArchiveError) -> [PropertyListValue] in
+            var references: [PropertyListValue] = []
+            references.reserveCapacity(values.underestimatedCount)
+            var position = 0
+            for value in values {
+                let reference = try session.withPath(.index(position)) { () throws(ArchiveError) in try self.reference(for: value) }
+                references.append(.uid(reference.uid))
+                position += 1
             }
-            references.append(.uid(reference.uid))
-            position += 1
+            return references
         }
         session.setField(.array(references), key: try session.fieldKey(key), frame: frame)
     }
