@@ -210,18 +210,18 @@ final class BinaryArchiveTable {
     /// ``PropertyListDictionary`` looks keys up).
     private func fieldObject(_ storedKey: String, inDictionary object: Int) -> Int? {
         // A String's two words: a short key's text itself, a long one's storage. The memo is
-        // keyed by them; a hit is still checked against the text below, for storage can be
-        // freed and reused for another text.
+        // keyed by them and keeps the String, so its storage cannot be freed and reused for
+        // another text while the memo holds it: equal words are the same text.
         // (nil on a 32-bit platform: every lookup then compares texts.)
         let identity = storedKey.representationWords
-        if let found = storedKey.utf8.withContiguousStorageIfAvailable({ fieldObject($0, identity: identity, inDictionary: object) }) {
+        if let found = storedKey.utf8.withContiguousStorageIfAvailable({ fieldObject($0, storedKey, identity: identity, inDictionary: object) }) {
             return found
         }
         var copy = storedKey
-        return copy.withUTF8 { fieldObject($0, identity: identity, inDictionary: object) }
+        return copy.withUTF8 { fieldObject($0, storedKey, identity: identity, inDictionary: object) }
     }
 
-    private func fieldObject(_ key: UnsafeBufferPointer<UInt8>, identity: (UInt64, UInt64)?, inDictionary object: Int) -> Int? {
+    private func fieldObject(_ key: UnsafeBufferPointer<UInt8>, _ storedKey: String, identity: (UInt64, UInt64)?, inDictionary object: Int) -> Int? {
         bytes.withUnsafeBytes { raw -> Int? in
             objectOffsets.withUnsafeBufferPointer { offsets -> Int? in
                 let header = Self.header(raw, at: Int(offsets[object]))
@@ -239,13 +239,12 @@ final class BinaryArchiveTable {
                         break
                     }
                     guard slot.pointee.identity == words else { continue }
-                    // The key object that held this key last time, found again by comparing
-                    // references, not texts; then its text is compared once.
+                    // The key object whose text was found equal to this key when it was
+                    // remembered, found again among this object's keys by reference.
                     let candidate = slot.pointee.object
                     var position = header.payload
                     for index in 0..<header.count {
                         if Self.load(raw, at: position, width: size) == candidate {
-                            guard Self.stringObject(raw, at: Int(offsets[candidate]), equals: key) else { break }
                             return Self.load(raw, at: header.payload &+ (header.count &+ index) &* size, width: size)
                         }
                         position &+= size
@@ -261,7 +260,7 @@ final class BinaryArchiveTable {
                     let keyObject = Self.load(raw, at: position, width: size)
                     if Self.stringObject(raw, at: Int(offsets[keyObject]), equals: key) {
                         if identity != nil {
-                            keyMemo[free >= 0 ? free : home & (Self.keyMemoSlots - 1)] = KeyMemoSlot(identity: words, object: keyObject)
+                            keyMemo[free >= 0 ? free : home & (Self.keyMemoSlots - 1)] = KeyMemoSlot(identity: words, object: keyObject, key: storedKey)
                         }
                         return Self.load(raw, at: position &+ header.count &* size, width: size)
                     }
@@ -273,10 +272,12 @@ final class BinaryArchiveTable {
         }
     }
 
-    /// A key (the words of its String) and the key object that last held its text.
+    /// A key (the words of its String, and the String itself to keep them its own) and the key
+    /// object that last held its text.
     private struct KeyMemoSlot {
         var identity: (UInt64, UInt64) = (0, 0)
         var object = -1
+        var key = ""
     }
     private static let keyMemoSlots = 256
     private static let keyMemoProbes = 4
