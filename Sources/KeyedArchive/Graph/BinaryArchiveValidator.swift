@@ -322,6 +322,16 @@ struct BinaryArchiveValidator {
 
     /// A scalar field or `$top` value: UIDs must name an entry, strings and data fit the limit.
     private mutating func checkFieldScalar(_ object: Int) -> Bool {
+        // Most fields are UIDs, each usually an object of its own (Core Foundation's writer
+        // does not share them): checked here in full, without the memo, which would not be
+        // asked about them again. The same checks as `checkScalar` and the `.null` case below.
+        let offset = Int(offsets[object])
+        let marker = raw[offset]
+        if marker >> 4 == 0x8 {
+            let width = Int(marker & 0x0F) &+ 1
+            guard width <= 8, width <= tableStart &- offset &- 1 else { return false }
+            return UInt64(truncatingIfNeeded: BinaryArchiveTable.load(raw, at: offset &+ 1, width: width)) < uidLimit
+        }
         guard let kind = scalar(object) else { return false }
         switch kind {
         case .string, .data:
