@@ -218,6 +218,94 @@ print(json.dumps({'instances': out, 'strings': [o for o in objects if isinstance
         #expect(try unarchiver.decode(Pilot.self, forKey: "later") === (try unarchiver.decode(Pilot.self, forKey: "pilot")))
     }
 
+    /// A key that held a conditional reference and is set again keeps the last value, as in
+    /// Apple's archiver, even when the first conditional's target is encoded later: at the top,
+    /// inside a model, and with two conditionals on one key. (Found by review: the pending
+    /// conditional used to be patched back in at the end.)
+    @Test func conditionalFieldSetAgainKeepsTheLastValue() throws {
+        final class Holder: KeyedArchivable {
+            let first: Pilot
+            let second: Pilot
+            init(first: Pilot, second: Pilot) {
+                self.first = first
+                self.second = second
+            }
+            init(from decoder: KeyedArchiveDecoder) throws { throw ArchiveError(.modelError, "not decoded here") }
+            func encode(to encoder: KeyedArchiveEncoder) throws {
+                try encoder.encodeConditional(first, forKey: "plain")     // first not encoded yet
+                try encoder.encode(second, forKey: "plain")               // the last value: second
+                try encoder.encode(second, forKey: "anchor")
+                try encoder.encodeConditional(first, forKey: "twice")     // pending
+                try encoder.encodeConditional(second, forKey: "twice")    // already encoded: last
+            }
+        }
+        var registry = Fleet.registry
+        registry.register(Holder.self)
+        let pilots = Fleet.makePilots()
+        let archiver = KeyedArchiver(registry: registry)
+        try archiver.encodeConditional(pilots[0], forKey: "top")
+        try archiver.encode("last", forKey: "top")
+        try archiver.encode(Holder(first: pilots[0], second: pilots[1]), forKey: "holder")
+        try archiver.encode(pilots[0], forKey: "pilot")
+        let bytes = try archiver.finish()
+        let graph = try ArchiveGraph(bytes: bytes)
+        if let top = graph.topUID(forKey: "top"), case .string(let text)? = graph.object(top) {
+            #expect(text == "last")
+        } else {
+            Issue.record("top is not the string set last")
+        }
+        guard let holderUID = graph.topUID(forKey: "holder"), case .instance(let holder)? = graph.object(holderUID),
+              case .uid(let anchor)? = holder.value(forKey: "anchor") else {
+            Issue.record("no holder")
+            return
+        }
+        #expect(holder.value(forKey: "plain") == .uid(anchor))
+        #expect(holder.value(forKey: "twice") == .uid(anchor))
+        #expect(graph.className(of: anchor) == "Pilot")
+        #expect(anchor != graph.topUID(forKey: "pilot"))
+    }
+
+    /// An encoder kept past its `encode(to:)` call cannot write into a later object that sits
+    /// at the same depth. (Found by review: only the depth was checked.)
+    @Test func keptEncoderCannotWriteIntoALaterObject() throws {
+        final class Keeper: KeyedArchivable {
+            nonisolated(unsafe) static var kept: KeyedArchiveEncoder?
+            let writesThroughKept: Bool
+            var error: ArchiveError?
+            init(writesThroughKept: Bool) { self.writesThroughKept = writesThroughKept }
+            init(from decoder: KeyedArchiveDecoder) throws { writesThroughKept = false }
+            func encode(to encoder: KeyedArchiveEncoder) throws {
+                try encoder.encode(1, forKey: "own")
+                if writesThroughKept {
+                    do {
+                        try Self.kept?.encode(666, forKey: "injected")
+                    } catch {
+                        self.error = error
+                    }
+                } else {
+                    Self.kept = encoder
+                }
+            }
+        }
+        var registry = ArchiveRegistry()
+        registry.register(Keeper.self)
+        let leaker = Keeper(writesThroughKept: false), victim = Keeper(writesThroughKept: true)
+        let archiver = KeyedArchiver(registry: registry)
+        try archiver.encode(leaker, forKey: "a")
+        try archiver.encode(victim, forKey: "b")
+        Keeper.kept = nil
+        #expect(victim.error?.code == .invalidState)
+        let graph = try ArchiveGraph(bytes: try archiver.finish())
+        for key in ["a", "b"] {
+            guard let uid = graph.topUID(forKey: key), case .instance(let instance)? = graph.object(uid) else {
+                Issue.record("no instance under \(key)")
+                continue
+            }
+            #expect(instance.value(forKey: "injected") == nil)
+            #expect(instance.storage.count == 2)
+        }
+    }
+
     /// A model that calls `finish` while it is being encoded gets an error, and the archive it
     /// is part of still finishes whole.
     @Test func finishFromInsideAModelIsRefused() throws {

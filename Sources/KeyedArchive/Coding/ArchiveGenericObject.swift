@@ -48,10 +48,9 @@ public final class ArchiveGenericObject: ArchiveObjectEncodable {
                     }
                     try object.encodeRaw(.array(references), forStoredKey: key)
                 case .conditional(let target):
-                    try object.session.checkUsable(frame: object.frame)
+                    try object.session.checkUsable(frame: object.frame, owner: object.owner)
                     let number = try object.session.storedFieldKey(key)
-                    let value = object.session.conditionalReference(target, key: number, frame: object.frame)
-                    object.session.setField(value, key: number, frame: object.frame)
+                    object.session.setConditionalField(target, key: number, frame: object.frame)
                 }
             }
         }
@@ -70,7 +69,7 @@ public final class ArchiveSharedValue: ArchiveObjectEncodable {
     }
 
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
-        try encoder.session.checkUsable(frame: encoder.frame)
+        try encoder.session.checkUsable(frame: encoder.frame, owner: encoder.owner)
         return try encoder.session.encodePlain(value, identity: self)
     }
 }

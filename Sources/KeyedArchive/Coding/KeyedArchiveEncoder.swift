@@ -11,17 +11,20 @@ import PropertyList
 public struct KeyedArchiveEncoder {
     let session: ArchiveEncodingSession
     let frame: Int
+    /// The UID of the object this encoder writes (-1 for `$top`).
+    let owner: Int
 
-    init(session: ArchiveEncodingSession, frame: Int) {
+    init(session: ArchiveEncodingSession, frame: Int, owner: Int) {
         self.session = session
         self.frame = frame
+        self.owner = owner
     }
 
     /// The key path of the object being encoded, from the top of the archive.
     public var keyPath: ArchiveKeyPath { session.keyPath }
 
     private func set(_ value: PropertyListValue, forKey key: String) throws(ArchiveError) {
-        try session.checkUsable(frame: frame)
+        try session.checkUsable(frame: frame, owner: owner)
         session.setField(value, key: try session.fieldKey(key), frame: frame)
     }
 
@@ -42,7 +45,7 @@ public struct KeyedArchiveEncoder {
     /// A `UInt64`, as Foundation archives it: an `NSNumber` object referenced from the field
     /// (not an inline `encodeInt64:`, which would turn values above `Int64.max` negative).
     public func encode(_ value: UInt64, forKey key: String) throws(ArchiveError) {
-        try session.checkUsable(frame: frame)
+        try session.checkUsable(frame: frame, owner: owner)
         let reference = session.encodeNumber(.integer(PropertyListInteger(value)))
         session.setField(.uid(reference.uid), key: try session.fieldKey(key), frame: frame)
     }
@@ -63,7 +66,7 @@ public struct KeyedArchiveEncoder {
     /// Encodes an object (a string, data, date, URL, UUID, collection or model) and stores its
     /// UID under `key`. A class instance already in the archive is stored once and referenced.
     public func encode<T: ArchiveObjectEncodable>(_ value: T, forKey key: String) throws(ArchiveError) {
-        try session.checkUsable(frame: frame)
+        try session.checkUsable(frame: frame, owner: owner)
         let number = try session.fieldKey(key)
         let reference = try session.withPath(.key(key)) { () throws(ArchiveError) in try self.reference(for: value) }
         session.setField(.uid(reference.uid), key: number, frame: frame)
@@ -73,7 +76,7 @@ public struct KeyedArchiveEncoder {
     /// of a model's fields, and a model in another module calls the generic function
     /// unspecialized; this overload is chosen instead and goes straight to the string table.
     public func encode(_ value: String, forKey key: String) throws(ArchiveError) {
-        try session.checkUsable(frame: frame)
+        try session.checkUsable(frame: frame, owner: owner)
         let reference = session.encodeString(value)
         session.setField(.uid(reference.uid), key: try session.fieldKey(key), frame: frame)
     }
@@ -98,20 +101,19 @@ public struct KeyedArchiveEncoder {
     /// refers to `$null`. Use it for back-references (an airplane's owner) so that archiving a
     /// part of a graph does not drag the rest in.
     public func encodeConditional<T: AnyObject & ArchiveObjectEncodable>(_ object: T?, forKey key: String) throws(ArchiveError) {
-        try session.checkUsable(frame: frame)
+        try session.checkUsable(frame: frame, owner: owner)
         let number = try session.fieldKey(key)
         guard let object else {
             session.setField(.uid(PropertyListUID(0)), key: number, frame: frame)
             return
         }
-        let value = session.conditionalReference(object, key: number, frame: frame)
-        session.setField(value, key: number, frame: frame)
+        session.setConditionalField(object, key: number, frame: frame)
     }
 
     /// Encodes a value without a key: it is stored under `$0`, `$1`, … in call order, as
     /// `encodeObject:` on a keyed archiver does.
     public func encodeUnkeyed<T: ArchiveObjectEncodable>(_ value: T) throws(ArchiveError) {
-        try session.checkUsable(frame: frame)
+        try session.checkUsable(frame: frame, owner: owner)
         let storedKey = session.nextUnkeyedKey(frame: frame)
         let number = try session.storedFieldKey(storedKey)
         let reference = try session.withPath(.key(storedKey)) { () throws(ArchiveError) in try self.reference(for: value) }
@@ -121,7 +123,7 @@ public struct KeyedArchiveEncoder {
     /// Adds a value to the archive and returns its reference without storing it under a key:
     /// for conformances that archive as another value, and for building collections.
     public func reference<T: ArchiveObjectEncodable>(for value: T) throws(ArchiveError) -> ArchiveReference {
-        try session.checkUsable(frame: frame)
+        try session.checkUsable(frame: frame, owner: owner)
         do {
             let reference = try value.archiveReference(in: self)
             // A conformance may build its own reference; one that names no object would make a
@@ -147,7 +149,7 @@ public struct KeyedArchiveEncoder {
     ///   - identity: a class instance the object stands for; encoding the same instance again
     ///     refers to this object instead of writing a new one.
     public func encodeObject(classes: [String], identity: AnyObject? = nil, fields body: (KeyedArchiveEncoder) throws -> Void) throws(ArchiveError) -> ArchiveReference {
-        try session.checkUsable(frame: frame)
+        try session.checkUsable(frame: frame, owner: owner)
         guard !classes.isEmpty else {
             throw session.error(.invalidState, "an object needs at least one class name")
         }
@@ -157,7 +159,7 @@ public struct KeyedArchiveEncoder {
     /// Encodes a sequence of objects and stores their references as an inline array under `key`
     /// (the shape of `NS.objects`).
     public func encodeReferences<S: Sequence>(_ values: S, forKey key: String) throws(ArchiveError) where S.Element == any ArchiveObjectEncodable {
-        try session.checkUsable(frame: frame)
+        try session.checkUsable(frame: frame, owner: owner)
         let number = try session.fieldKey(key)
         // The key on the path once for the whole list, each element's index under it.
         let references = try session.withPath(.key(key)) { () throws(ArchiveError) -> [PropertyListValue] in
@@ -175,7 +177,7 @@ public struct KeyedArchiveEncoder {
 
     /// Encodes values of one type and stores their references as an inline array under `key`.
     func encodeReferenceArray<S: Sequence>(_ values: S, forKey key: String) throws(ArchiveError) where S.Element: ArchiveObjectEncodable {
-        try session.checkUsable(frame: frame)
+        try session.checkUsable(frame: frame, owner: owner)
         let references = try session.withPath(.key(key)) { () throws(ArchiveError) -> [PropertyListValue] in
             var references: [PropertyListValue] = []
             references.reserveCapacity(values.underestimatedCount)
@@ -193,7 +195,7 @@ public struct KeyedArchiveEncoder {
     /// Stores a property-list value under a key exactly as given (UIDs included, unchecked):
     /// for reproducing unusual archives.
     public func encodeRaw(_ value: PropertyListValue, forStoredKey storedKey: String) throws(ArchiveError) {
-        try session.checkUsable(frame: frame)
+        try session.checkUsable(frame: frame, owner: owner)
         session.setField(value, key: try session.storedFieldKey(storedKey), frame: frame)
     }
 }

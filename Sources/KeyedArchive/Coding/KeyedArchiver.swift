@@ -22,7 +22,7 @@ public final class KeyedArchiver {
         session = ArchiveEncodingSession(registry: registry, options: options)
     }
 
-    private var top: KeyedArchiveEncoder { KeyedArchiveEncoder(session: session, frame: 0) }
+    private var top: KeyedArchiveEncoder { KeyedArchiveEncoder(session: session, frame: 0, owner: -1) }
 
     /// Encodes a top-level object under `key` (`root` is what Apple's convenience methods use).
     public func encode<T: ArchiveObjectEncodable>(_ value: T, forKey key: String = "root") throws(ArchiveError) {

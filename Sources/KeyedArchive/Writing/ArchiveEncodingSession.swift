@@ -89,11 +89,14 @@ final class ArchiveEncodingSession {
 
     // MARK: Fields
 
-    func checkUsable(frame index: Int) throws(ArchiveError) {
+    /// - Parameter owner: the UID of the object the encoder was made for (-1 for `$top`): an
+    ///   encoder kept past its `encode(to:)` call must not write into a later object that happens
+    ///   to sit at the same depth.
+    func checkUsable(frame index: Int, owner: Int) throws(ArchiveError) {
         guard !state.pointee.failed, !state.pointee.finished else {
             throw error(.invalidState, state.pointee.finished ? "the archive was already finished" : "an earlier error ended this encoding")
         }
-        guard index == state.pointee.frames.count - 1 else {
+        guard index == state.pointee.frames.count - 1, state.pointee.frames[index].uid == owner else {
             throw error(.invalidState, "an encoder was used outside the encode(to:) call it was passed to")
         }
     }
@@ -130,6 +133,12 @@ final class ArchiveEncodingSession {
             position &-= 1
             if state.pointee.openKeys[position] == key {
                 state.pointee.openValues[position] = value
+                // The last value set wins, as in Apple's archiver: a conditional reference this
+                // key held before must not be patched back in at the end.
+                if !state.pointee.pendingConditionals.isEmpty {
+                    let owner = state.pointee.frames[index].uid
+                    state.pointee.pendingConditionals.removeAll { $0.owner == owner && $0.key == key }
+                }
                 return
             }
         }
@@ -299,7 +308,7 @@ final class ArchiveEncodingSession {
         }
         let typePosition = type.map(modelTypePosition) ?? -1
         state.pointee.frames.append(Frame(uid: uid, firstField: state.pointee.openCount))
-        let encoder = KeyedArchiveEncoder(session: self, frame: state.pointee.frames.count - 1)
+        let encoder = KeyedArchiveEncoder(session: self, frame: state.pointee.frames.count - 1, owner: uid)
         do {
             try body(encoder)
         } catch let failure as ArchiveError {
@@ -396,14 +405,17 @@ final class ArchiveEncodingSession {
 
     // MARK: Conditional references
 
-    func conditionalReference(_ object: AnyObject, key: Int32, frame index: Int) -> PropertyListValue {
+    /// Apple's conditional object under `key`: the target's UID if it is encoded already, else
+    /// `$null`, patched at the end if something encodes the target unconditionally later.
+    func setConditionalField(_ object: AnyObject, key: Int32, frame index: Int) {
         if let known = state.pointee.instanceUIDs[object: ObjectIdentifier(object)] {
-            return .uid(PropertyListUID(UInt64(known)))
+            setField(.uid(PropertyListUID(UInt64(known))), key: key, frame: index)
+            return
         }
-        // Not encoded (yet): patched at the end if something encodes it unconditionally later.
+        // Set first: setting the key drops what an earlier conditional left pending for it.
+        setField(.uid(PropertyListUID(0)), key: key, frame: index)
         state.pointee.retained.append(object)
         state.pointee.pendingConditionals.append((state.pointee.frames[index].uid, key, ObjectIdentifier(object)))
-        return .uid(PropertyListUID(0))
     }
 
     /// Points each pending conditional field at its target, if the target was encoded after all.
