@@ -159,37 +159,35 @@ public struct KeyedArchiveEncoder {
     /// Encodes a sequence of objects and stores their references as an inline array under `key`
     /// (the shape of `NS.objects`).
     public func encodeReferences<S: Sequence>(_ values: S, forKey key: String) throws(ArchiveError) where S.Element == any ArchiveObjectEncodable {
+        try encodeReferenceList(values, forKey: key) { (value: any ArchiveObjectEncodable) throws(ArchiveError) -> ArchiveReference in
+            try self.reference(for: value)
+        }
+    }
+
+    /// Encodes values of one type and stores their references as an inline array under `key`.
+    func encodeReferenceArray<S: Sequence>(_ values: S, forKey key: String) throws(ArchiveError) where S.Element: ArchiveObjectEncodable {
+        try encodeReferenceList(values, forKey: key) { (value) throws(ArchiveError) in try self.reference(for: value) }
+    }
+
+    /// The one body of both: each element's reference under `key` and its index on the key path.
+    @inline(__always)
+    private func encodeReferenceList<S: Sequence>(_ values: S, forKey key: String,
+                                                  reference: (S.Element) throws(ArchiveError) -> ArchiveReference) throws(ArchiveError) {
         try session.checkUsable(frame: frame, owner: owner)
         let number = try session.fieldKey(key)
         // The key on the path once for the whole list, each element's index under it.
         let references = try session.withPath(.key(key)) { () throws(ArchiveError) -> [PropertyListValue] in
             var references: [PropertyListValue] = []
+            references.reserveCapacity(values.underestimatedCount)
             var position = 0
             for value in values {
-                let reference = try session.withPath(.index(position)) { () throws(ArchiveError) in try self.reference(for: value) }
-                references.append(.uid(reference.uid))
+                let element = try session.withPath(.index(position)) { () throws(ArchiveError) in try reference(value) }
+                references.append(.uid(element.uid))
                 position += 1
             }
             return references
         }
         session.setField(.array(references), key: number, frame: frame)
-    }
-
-    /// Encodes values of one type and stores their references as an inline array under `key`.
-    func encodeReferenceArray<S: Sequence>(_ values: S, forKey key: String) throws(ArchiveError) where S.Element: ArchiveObjectEncodable {
-        try session.checkUsable(frame: frame, owner: owner)
-        let references = try session.withPath(.key(key)) { () throws(ArchiveError) -> [PropertyListValue] in
-            var references: [PropertyListValue] = []
-            references.reserveCapacity(values.underestimatedCount)
-            var position = 0
-            for value in values {
-                let reference = try session.withPath(.index(position)) { () throws(ArchiveError) in try self.reference(for: value) }
-                references.append(.uid(reference.uid))
-                position += 1
-            }
-            return references
-        }
-        session.setField(.array(references), key: try session.fieldKey(key), frame: frame)
     }
 
     /// Stores a property-list value under a key exactly as given (UIDs included, unchecked):

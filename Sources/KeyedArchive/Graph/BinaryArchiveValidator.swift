@@ -323,8 +323,8 @@ struct BinaryArchiveValidator {
     /// A scalar field or `$top` value: UIDs must name an entry, strings and data fit the limit.
     private mutating func checkFieldScalar(_ object: Int) -> Bool {
         // Most fields are UIDs, each usually an object of its own (Core Foundation's writer
-        // does not share them): checked here in full, without the memo, which would not be
-        // asked about them again. The same checks as `checkScalar` and the `.null` case below.
+        // does not share them): checked here in full (the checks `checkScalar` makes for marker
+        // 0x8, then the UID limit), without the memo, which would not be asked about them again.
         let offset = Int(offsets[object])
         let marker = raw[offset]
         if marker >> 4 == 0x8 {
@@ -333,17 +333,7 @@ struct BinaryArchiveValidator {
             return UInt64(truncatingIfNeeded: BinaryArchiveTable.load(raw, at: offset &+ 1, width: width)) < uidLimit
         }
         guard let kind = scalar(object) else { return false }
-        switch kind {
-        case .string, .data:
-            return !isTooLong(object)
-        case .null:
-            // A UID, checked valid by `scalar`: 1 to 8 bytes.
-            let offset = Int(offsets[object])
-            let width = Int(raw[offset] & 0x0F) &+ 1
-            return UInt64(truncatingIfNeeded: BinaryArchiveTable.load(raw, at: offset &+ 1, width: width)) < uidLimit
-        default:
-            return true
-        }
+        return kind == .string || kind == .data ? !isTooLong(object) : true
     }
 
 

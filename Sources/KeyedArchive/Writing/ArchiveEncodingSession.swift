@@ -114,13 +114,15 @@ final class ArchiveEncodingSession {
 
     /// The number of a key exactly as stored (`$0`, a raw field).
     func storedFieldKey(_ storedKey: String) throws(ArchiveError) -> Int32 {
-        if let known = state.pointee.keyNumbers[storedKey] { return Int32(truncatingIfNeeded: known) }
-        guard let number = Int32(exactly: state.pointee.table.keyTexts.count) else {
+        let next = state.pointee.table.keyTexts.count
+        if let known = state.pointee.keyNumbers.existingUID(for: storedKey, insertingIfAbsent: next) {
+            return Int32(truncatingIfNeeded: known)
+        }
+        guard let number = Int32(exactly: next) else {
             state.pointee.failed = true
             throw error(.invalidState, "more than \(Int32.max) distinct keys in one archive")
         }
         state.pointee.table.keyTexts.append(storedKey)
-        state.pointee.keyNumbers[storedKey] = Int(number)
         return number
     }
 

@@ -44,6 +44,10 @@ extension String: ArchiveUIDTableKey {
 /// slots only and touches an entry when those bits match: a large archive's tables do not fit
 /// the caches, and a probe that read a slot, then a hash, a key and a UID from four lists could
 /// miss the cache four times.
+///
+/// The property-list writer's `BinaryUniquingTable` has the same layout. The two stay apart on
+/// purpose: one generic `package` table in PropertyList was called unspecialized from this
+/// module (a runtime metadata lookup per call: 471 M instructions per fleet encode instead of 339 M).
 struct ArchiveUIDTable<Key: ArchiveUIDTableKey> {
     private struct Entry {
         let hash: UInt64
