@@ -670,4 +670,79 @@ import Testing
         }
         #expect(keys == [Array("root".unicodeScalars), Array(Parent.decomposed.unicodeScalars), Array("owner".unicodeScalars)])
     }
+
+    /// Members that point back at their squad. Many back-references are registered under
+    /// paths that share all but their last levels; each keeps its own whole path.
+    final class Squad: KeyedArchivable {
+        var members: [SquadMember] = []
+
+        init() {}
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            members = try decoder.decode([SquadMember].self, forKey: "members")
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(members, forKey: "members")
+        }
+    }
+
+    class SquadMember: KeyedArchivable {
+        weak var squad: Squad?
+
+        init(squad: Squad?) { self.squad = squad }
+
+        required init(from decoder: KeyedArchiveDecoder) throws {
+            decoder.decode(Squad.self, forKey: "squad", for: self) { member, squad in member.squad = squad }
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encodeConditional(squad, forKey: "squad")
+        }
+    }
+
+    /// Asks for its squad as a `Gauge`, which the squad is not.
+    final class LostMember: SquadMember {
+        required init(from decoder: KeyedArchiveDecoder) throws {
+            super.init(squad: nil)
+            decoder.decode(Gauge.self, forKey: "squad") { _ in }
+        }
+
+        override init(squad: Squad?) { super.init(squad: squad) }
+    }
+
+    /// Three squads of four; with `lost`, the member at that place asks for the wrong type.
+    static func squads(lost: (squad: Int, member: Int)?) -> [Squad] {
+        (0..<3).map { squadIndex in
+            let squad = Squad()
+            squad.members = (0..<4).map { memberIndex in
+                lost.map { $0 == (squadIndex, memberIndex) } == true ? LostMember(squad: squad) : SquadMember(squad: squad)
+            }
+            return squad
+        }
+    }
+
+    @Test func backReferencesOfSiblingsKeepTheirOwnPaths() throws {
+        var registry = ArchiveRegistry()
+        registry.register(Squad.self)
+        registry.register(SquadMember.self)
+        registry.register(LostMember.self, superclass: SquadMember.self)
+        registry.register(Gauge.self)
+
+        let outcome = try Self.bothWays([Squad].self, try KeyedArchiver.archive(Self.squads(lost: nil), registry: registry), registry: registry)
+        for squads in [try outcome.direct.get(), try outcome.usual.get()] {
+            #expect(squads.count == 3)
+            for squad in squads {
+                #expect(squad.members.count == 4)
+                #expect(squad.members.allSatisfy { $0.squad === squad })
+            }
+        }
+
+        for lost in [(0, 0), (1, 2), (2, 3)] {
+            let bytes = try KeyedArchiver.archive(Self.squads(lost: lost), registry: registry)
+            let error = Self.sameFailure(try Self.bothWays([Squad].self, bytes, registry: registry), "lost member \(lost)")
+            #expect(error?.code == .classNotAllowed)
+            #expect(error?.keyPath.description == "root[\(lost.0)].members[\(lost.1)].squad")
+        }
+    }
 }

@@ -31,7 +31,10 @@ final class ArchiveDecodingSession {
     /// arrays of what was actually decoded: no hashing on the hot path, and little memory for
     /// the many entries (strings, numbers) that never get a slot.
     private struct State {
-        var path: [ArchiveKeyPath.Component] = []
+        /// The key path below `pathPrefix`, each level with the node of `pathNodes` that stands
+        /// for the path up to it, once a back-reference registered below it needed one (-1
+        /// until then: a level pushed anew has none, so a node is never reused for another path).
+        var path: [(component: ArchiveKeyPath.Component, node: Int32)] = []
         var failed = false
         var objectStates: [ObjectState]
         /// Index into `models` of each finished model, by UID.
@@ -68,9 +71,6 @@ final class ArchiveDecodingSession {
         /// usually adds one node instead of copying its whole path.
         var deferred: [DeferredWork] = []
         var pathNodes: [(parent: Int32, component: ArchiveKeyPath.Component)] = []
-        /// The nodes of the last registration's path, by depth, and the node it hung from.
-        var lastPathNodes: [Int32] = []
-        var lastPathBase: Int32 = -1
         /// While a back-reference resolves, the node of its object's path, which `keyPath` puts
         /// before `path`; -1 otherwise. Nothing is copied unless a key path is asked for.
         var pathPrefix: Int32 = -1
@@ -83,7 +83,13 @@ final class ArchiveDecodingSession {
         /// The object that registered the work (-1 for `$top`): if its initializer threw, the
         /// work is dropped, so no closure receives or sets a failed object.
         var owner: Int
-        var work: () throws(ArchiveError) -> Void
+        /// The decoder of that object, handed to `work`, and the reference it read when the work
+        /// was registered (nil when the work reads its field itself). Kept here rather than
+        /// captured, so that the closure captures only what the model passed: its context is
+        /// small, and the decoder's references are not copied into it and out again.
+        var holder: KeyedArchiveDecoder
+        var reference: ArchiveReference?
+        var work: (KeyedArchiveDecoder, ArchiveReference?) throws(ArchiveError) -> Void
     }
     private static let classLookupUnknown: Int32 = -2
     private static let classLookupNone: Int32 = -1
@@ -164,14 +170,15 @@ final class ArchiveDecodingSession {
     @usableFromInline
     var keyPath: ArchiveKeyPath {
         var node = state.pointee.pathPrefix
-        guard node >= 0 else { return ArchiveKeyPath(state.pointee.path) }
+        let path = state.pointee.path.map(\.component)
+        guard node >= 0 else { return ArchiveKeyPath(path) }
         var prefix: [ArchiveKeyPath.Component] = []
         while node >= 0 {
             let (parent, component) = state.pointee.pathNodes[Int(node)]
             prefix.append(component)
             node = parent
         }
-        return ArchiveKeyPath(prefix.reversed() + state.pointee.path)
+        return ArchiveKeyPath(prefix.reversed() + path)
     }
 
     @usableFromInline
@@ -181,7 +188,7 @@ final class ArchiveDecodingSession {
 
     @usableFromInline
     func withPath<R>(_ component: ArchiveKeyPath.Component, _ body: () throws(ArchiveError) -> R) throws(ArchiveError) -> R {
-        state.pointee.path.append(component)
+        state.pointee.path.append((component, -1))
         // Popped on a throw too: a model may catch an error and go on decoding, and the paths
         // of what it decodes next must not keep the failed field's key.
         defer { state.pointee.path.removeLast() }
@@ -523,30 +530,25 @@ final class ArchiveDecodingSession {
 
     // MARK: Deferred back-references
 
+    /// Registers a back-reference: `work` runs once the graph is complete, with `holder` (the
+    /// decoder of the object that registered it) and `reference`.
     @usableFromInline
-    func enqueue(owner: Int, _ work: @escaping () throws(ArchiveError) -> Void) {
+    func enqueue(holder: KeyedArchiveDecoder, reference: ArchiveReference?,
+                 _ work: @escaping (KeyedArchiveDecoder, ArchiveReference?) throws(ArchiveError) -> Void) {
+        // The deepest level whose path already has a node; the levels above it get theirs.
         // Work registered while resolving (work may register more) hangs from the prefix.
-        let base = state.pointee.pathPrefix
-        if base != state.pointee.lastPathBase {
-            state.pointee.lastPathNodes.removeAll(keepingCapacity: true)
-            state.pointee.lastPathBase = base
-        }
         let depth = state.pointee.path.count
-        var shared = 0
-        let known = min(depth, state.pointee.lastPathNodes.count)
-        while shared < known, Self.isSame(state.pointee.pathNodes[Int(state.pointee.lastPathNodes[shared])].component, state.pointee.path[shared]) {
-            shared += 1
-        }
-        state.pointee.lastPathNodes.removeLast(state.pointee.lastPathNodes.count - shared)
-        var node = shared > 0 ? state.pointee.lastPathNodes[shared - 1] : base
-        for level in shared..<depth {
+        var known = depth
+        while known > 0, state.pointee.path[known &- 1].node < 0 { known &-= 1 }
+        var node = known > 0 ? state.pointee.path[known &- 1].node : state.pointee.pathPrefix
+        for level in known..<depth {
             // 2^31 nodes would take more memory than any decode has; stop rather than wrap.
             guard let next = Int32(exactly: state.pointee.pathNodes.count) else { break }
-            state.pointee.pathNodes.append((node, state.pointee.path[level]))
-            state.pointee.lastPathNodes.append(next)
+            state.pointee.pathNodes.append((node, state.pointee.path[level].component))
+            state.pointee.path[level].node = next
             node = next
         }
-        state.pointee.deferred.append(DeferredWork(pathNode: node, owner: owner, work: work))
+        state.pointee.deferred.append(DeferredWork(pathNode: node, owner: holder.objectUID, holder: holder, reference: reference, work: work))
     }
 
     /// Drops the back-references of a failed decode. Their closures hold decoders, which hold
@@ -556,21 +558,11 @@ final class ArchiveDecodingSession {
         clearDeferred()
     }
 
-    /// Key components compared by Unicode scalars, not by Swift's canonical equivalence: two
-    /// keys that only look alike are two fields, and each path keeps its own spelling.
-    private static func isSame(_ first: ArchiveKeyPath.Component, _ second: ArchiveKeyPath.Component) -> Bool {
-        switch (first, second) {
-        case (.key(let one), .key(let other)): return one.isExactlyEqual(to: other)
-        case (.index(let one), .index(let other)): return one == other
-        default: return false
-        }
-    }
-
     private func clearDeferred() {
         state.pointee.deferred.removeAll()
         state.pointee.pathNodes.removeAll()
-        state.pointee.lastPathNodes.removeAll()
-        state.pointee.lastPathBase = -1
+        // The path's levels name nodes that are gone now.
+        for level in state.pointee.path.indices { state.pointee.path[level].node = -1 }
         state.pointee.pathPrefix = -1
     }
 
@@ -587,9 +579,9 @@ final class ArchiveDecodingSession {
             if next.owner >= 0, next.owner < state.pointee.objectStates.count, state.pointee.objectStates[next.owner] == .failed { continue }
             state.pointee.path.removeAll(keepingCapacity: true)
             state.pointee.pathPrefix = next.pathNode
-            try next.work()
+            try next.work(next.holder, next.reference)
         }
-        clearDeferred()
         state.pointee.path = outer
+        clearDeferred()
     }
 }

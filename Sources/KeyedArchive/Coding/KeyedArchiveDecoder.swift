@@ -297,15 +297,16 @@ public struct KeyedArchiveDecoder {
     @inlinable
     public func decode<Root: AnyObject, T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String, for object: Root,
                                                                    assign: @escaping (Root, T?) -> Void) {
-        let decoder = self
+        // Read now, so that resolving costs no key lookup; a field the fast read cannot take
+        // is read when the work runs, by the general path, which reports what is wrong.
         guard let stored = (try? reference(forKey: key)) ?? nil else {
-            session.enqueue(owner: objectUID) { () throws(ArchiveError) in
+            session.enqueue(holder: self, reference: nil) { (decoder, _) throws(ArchiveError) in
                 assign(object, try decoder.decodeIfPresent(type, forKey: key))
             }
             return
         }
-        session.enqueue(owner: objectUID) { () throws(ArchiveError) in
-            guard !stored.isNull else { return assign(object, nil) }
+        session.enqueue(holder: self, reference: stored) { (decoder, stored) throws(ArchiveError) in
+            guard let stored, !stored.isNull else { return assign(object, nil) }
             assign(object, try decoder.session.withPath(.key(key)) { () throws(ArchiveError) in
                 try decoder.decode(type, reference: stored)
             })
