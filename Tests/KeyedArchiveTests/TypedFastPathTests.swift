@@ -745,4 +745,65 @@ import Testing
             #expect(error?.keyPath.description == "root[\(lost.0)].members[\(lost.1)].squad")
         }
     }
+
+    /// An object whose keys depend on its number: bags of different numbers have different key
+    /// layouts, bags of one number the same. Long keys (over 15 bytes) are strings with storage,
+    /// made anew for every lookup.
+    struct KeyBag: KeyedArchivable, Equatable {
+        static let keysPerBag = 30
+        var number: Int
+        var values: [Int]
+
+        static func key(bag: Int, field: Int) -> String {
+            field.isMultiple(of: 3) ? "a-long-key-of-bag-\(bag)-field-\(field)" : "b\(bag)k\(field)"
+        }
+
+        init(number: Int, values: [Int]) {
+            self.number = number
+            self.values = values
+        }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            let number = try decoder.decode(Int.self, forKey: "number")
+            self.number = number
+            // Backwards, then forwards: the second pass finds every key where the first put it.
+            var backwards: [Int] = []
+            for field in (0..<Self.keysPerBag).reversed() {
+                backwards.append(try decoder.decode(Int.self, forKey: Self.key(bag: number, field: field)))
+            }
+            let values = (0..<Self.keysPerBag).map { field in (try? decoder.decode(Int.self, forKey: Self.key(bag: number, field: field))) ?? -1 }
+            self.values = values
+            guard values == backwards.reversed() else { throw ArchiveError(.modelError, "two reads of one field differ") }
+            // Another bag's keys: absent here, and asked for twice.
+            for _ in 0..<2 {
+                for field in [0, 1] {
+                    let foreign = Self.key(bag: number + 1, field: field)
+                    let present = try decoder.decodeIfPresent(Int.self, forKey: foreign)
+                    if decoder.contains(foreign) || present != nil {
+                        throw ArchiveError(.modelError, "bag \(number) has a key of bag \(number + 1)")
+                    }
+                }
+            }
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(number, forKey: "number")
+            for (field, value) in values.enumerated() { try encoder.encode(value, forKey: Self.key(bag: number, field: field)) }
+        }
+    }
+
+    /// More key layouts than the table numbers (16) and more keys than its key memo holds (256
+    /// slots): remembered positions are reused across objects of one layout, forgotten when a
+    /// memo slot goes to another key, and never taken for another layout.
+    @Test func keyPositionsAreRememberedPerLayout() throws {
+        let registry = Self.registry(KeyBag.self, as: "KeyBag")
+        // Every bag number twice (same layout, other values), in an order that interleaves layouts.
+        let bags = (0..<2).flatMap { round in
+            (0..<24).map { number in KeyBag(number: number, values: (0..<KeyBag.keysPerBag).map { number * 1000 + $0 * 7 + round }) }
+        }
+        let bytes = try KeyedArchiver.archive(bags, registry: registry)
+        let outcome = try Self.bothWays([KeyBag].self, bytes, registry: registry)
+        #expect(try outcome.direct.get() == bags)
+        #expect(try outcome.usual.get() == bags)
+    }
 }

@@ -25,7 +25,7 @@ enum ArchiveObjectStore {
             switch entry.kind {
             case .null: return .null
             case .instance:
-                return .instance(ArchiveInstanceView(classUID: Int(entry.link), fields: ArchiveFields(table: table, dictionary: Int(entry.object))))
+                return .instance(ArchiveInstanceView(classUID: Int(entry.link), fields: ArchiveFields(table: table, dictionary: .init(object: entry.object, layout: entry.layout))))
             case .classDescriptor: return .classDescriptor(table.descriptors[Int(entry.link)])
             case .string, .integer, .real, .bool, .data, .date:
                 switch table.value(ofObject: Int(entry.object)) {
@@ -54,7 +54,7 @@ enum ArchiveObjectStore {
             guard entry.kind == .instance else { return nil }
             let classEntry = table.entries[Int(entry.link)]
             guard classEntry.kind == .classDescriptor else { return nil }
-            return (ArchiveInstanceView(classUID: Int(entry.link), fields: ArchiveFields(table: table, dictionary: Int(entry.object))),
+            return (ArchiveInstanceView(classUID: Int(entry.link), fields: ArchiveFields(table: table, dictionary: .init(object: entry.object, layout: entry.layout))),
                     table.descriptors[Int(classEntry.link)])
         }
     }
@@ -147,7 +147,7 @@ struct ArchiveInstanceView {
 struct ArchiveFields {
     private enum Storage {
         case tree(PropertyListDictionary)
-        case binary(BinaryArchiveTable, dictionary: Int)
+        case binary(BinaryArchiveTable, dictionary: BinaryArchiveTable.FieldDictionary)
     }
     private let storage: Storage
 
@@ -155,12 +155,12 @@ struct ArchiveFields {
         storage = .tree(dictionary)
     }
 
-    init(table: BinaryArchiveTable, dictionary: Int) {
+    init(table: BinaryArchiveTable, dictionary: BinaryArchiveTable.FieldDictionary) {
         storage = .binary(table, dictionary: dictionary)
     }
 
     /// The binary dictionary the fields are read from; nil for a tree.
-    var binaryDictionary: Int? {
+    var binaryDictionary: BinaryArchiveTable.FieldDictionary? {
         if case .binary(_, let dictionary) = storage { return dictionary }
         return nil
     }
@@ -190,7 +190,7 @@ struct ArchiveFields {
     var storedKeys: [String] {
         switch storage {
         case .tree(let dictionary): return dictionary.keys
-        case .binary(let table, let dictionary): return table.pairs(ofDictionary: dictionary).map { table.string(ofObject: $0.key) }
+        case .binary(let table, let dictionary): return table.pairs(ofDictionary: Int(dictionary.object)).map { table.string(ofObject: $0.key) }
         }
     }
 
@@ -199,7 +199,7 @@ struct ArchiveFields {
         switch storage {
         case .tree(let dictionary): return dictionary
         case .binary(let table, let dictionary):
-            return PropertyListDictionary(entries: table.pairs(ofDictionary: dictionary).map {
+            return PropertyListDictionary(entries: table.pairs(ofDictionary: Int(dictionary.object)).map {
                 PropertyListDictionary.Entry(key: table.string(ofObject: $0.key), value: table.value(ofObject: $0.value))
             })
         }

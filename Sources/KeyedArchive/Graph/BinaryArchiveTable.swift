@@ -25,8 +25,20 @@ final class BinaryArchiveTable {
     struct Entry {
         var object: UInt32
         var kind: Kind
+        /// For an instance, the number of its key layout (the validator's: instances with the
+        /// same key objects in the same order), or `noLayout`.
+        var layout: UInt8 = BinaryArchiveTable.noLayout
         var link: Int32
     }
+
+    /// The dictionary of an instance's fields: its binary object and its key layout.
+    struct FieldDictionary {
+        let object: UInt32
+        let layout: UInt8
+    }
+    static let layoutCount = 16
+    static let maximumLayoutKeys = 32
+    static let noLayout: UInt8 = 0xFF
 
     let bytes: [UInt8]
     let referenceSize: Int
@@ -46,11 +58,14 @@ final class BinaryArchiveTable {
         self.top = top
         keyMemo = .allocate(capacity: Self.keyMemoSlots)
         keyMemo.initialize(repeating: KeyMemoSlot(), count: Self.keyMemoSlots)
+        layoutPositions = .allocate(capacity: Self.layoutCount * Self.keyMemoSlots)
+        layoutPositions.initialize(repeating: Self.unknownPosition, count: Self.layoutCount * Self.keyMemoSlots)
     }
 
     deinit {
         keyMemo.deinitialize(count: Self.keyMemoSlots)
         keyMemo.deallocate()
+        layoutPositions.deallocate()
     }
 
     var count: Int { entries.count }
@@ -77,6 +92,14 @@ final class BinaryArchiveTable {
     /// keys object after object, and a reference compares faster than a text. Allocated once,
     /// so that updating it costs no exclusivity check.
     private let keyMemo: UnsafeMutablePointer<KeyMemoSlot>
+    /// Where each remembered key stands in the dictionaries of each layout, by layout and memo
+    /// slot (`layout * keyMemoSlots + slot`): instances of one layout hold the same key objects in
+    /// the same order, so a key found once is found at once in all of them, and a key one of
+    /// them lacks, all of them lack. `unknownPosition` until asked; a slot that is given to
+    /// another key has its positions forgotten.
+    private let layoutPositions: UnsafeMutablePointer<Int8>
+    private static let unknownPosition: Int8 = -1
+    private static let absentPosition: Int8 = -2
 
     /// The value of a validated binary object that is a scalar or an array of scalars.
     func value(ofObject object: Int) -> PropertyListValue {
@@ -114,14 +137,14 @@ final class BinaryArchiveTable {
 
     /// The field stored under `storedKey` in the validated dictionary `object` (the last one
     /// with that key, as ``PropertyListDictionary`` looks keys up).
-    func field(_ storedKey: String, inDictionary object: Int) -> PropertyListValue? {
+    func field(_ storedKey: String, inDictionary object: FieldDictionary) -> PropertyListValue? {
         guard let valueObject = fieldObject(storedKey, inDictionary: object) else { return nil }
         return value(ofObject: valueObject)
     }
 
     /// The references of an array of UIDs stored under `storedKey`, read without building the
     /// array's values; nil when the field is absent or anything but such an array.
-    func references(_ storedKey: String, inDictionary object: Int) -> [ArchiveReference]? {
+    func references(_ storedKey: String, inDictionary object: FieldDictionary) -> [ArchiveReference]? {
         guard let arrayObject = fieldObject(storedKey, inDictionary: object) else { return nil }
         return bytes.withUnsafeBytes { raw -> [ArchiveReference]? in
             objectOffsets.withUnsafeBufferPointer { offsets -> [ArchiveReference]? in
@@ -155,7 +178,7 @@ final class BinaryArchiveTable {
     }
 
     @inline(__always)
-    func fieldContent(_ storedKey: String, inDictionary object: Int) -> FieldContent {
+    func fieldContent(_ storedKey: String, inDictionary object: FieldDictionary) -> FieldContent {
         guard let valueObject = fieldObject(storedKey, inDictionary: object) else { return .absent }
         return bytes.withUnsafeBytes { raw -> FieldContent in
             let offset = Int(objectOffsets[valueObject])
@@ -208,68 +231,92 @@ final class BinaryArchiveTable {
 
     /// The value object stored under `storedKey` (the last one with that key, as
     /// ``PropertyListDictionary`` looks keys up).
-    private func fieldObject(_ storedKey: String, inDictionary object: Int) -> Int? {
+    private func fieldObject(_ storedKey: String, inDictionary dictionary: FieldDictionary) -> Int? {
         // A String's two words: a short key's text itself, a long one's storage. The memo is
         // keyed by them and keeps the String, so its storage cannot be freed and reused for
         // another text while the memo holds it: equal words are the same text.
         // (nil on a 32-bit platform: every lookup then compares texts.)
         let identity = storedKey.representationWords
-        if let found = storedKey.utf8.withContiguousStorageIfAvailable({ fieldObject($0, storedKey, identity: identity, inDictionary: object) }) {
-            return found
-        }
-        var copy = storedKey
-        return copy.withUTF8 { fieldObject($0, storedKey, identity: identity, inDictionary: object) }
-    }
-
-    private func fieldObject(_ key: UnsafeBufferPointer<UInt8>, _ storedKey: String, identity: (UInt64, UInt64)?, inDictionary object: Int) -> Int? {
-        bytes.withUnsafeBytes { raw -> Int? in
+        return bytes.withUnsafeBytes { raw -> Int? in
             objectOffsets.withUnsafeBufferPointer { offsets -> Int? in
-                let header = Self.header(raw, at: Int(offsets[object]))
+                let header = Self.header(raw, at: Int(offsets[Int(dictionary.object)]))
                 let size = referenceSize
                 // Up to four slots from the key's hash: models ask for a few dozen keys, and a
                 // key stays where it was first put, so collisions do not make keys evict each other.
                 let words = identity ?? (0, 0)
                 let mixed = (words.0 ^ (words.1 &* 0xC2B2_AE3D_27D4_EB4F)) &* 0x9E37_79B9_7F4A_7C15
-                let home = Int(truncatingIfNeeded: mixed >> 56)
-                var free = -1
+                let home = Int(truncatingIfNeeded: mixed >> 56) & (Self.keyMemoSlots - 1)
+                var memoSlot = -1, free = -1
                 for probe in 0..<(identity == nil ? 0 : Self.keyMemoProbes) {
-                    let slot = keyMemo + ((home &+ probe) & (Self.keyMemoSlots - 1))
-                    guard slot.pointee.object >= 0 else {
-                        if free < 0 { free = (home &+ probe) & (Self.keyMemoSlots - 1) }
+                    let index = (home &+ probe) & (Self.keyMemoSlots - 1)
+                    guard keyMemo[index].object >= 0 else {
+                        free = index
                         break
                     }
-                    guard slot.pointee.identity == words else { continue }
+                    if keyMemo[index].identity == words {
+                        memoSlot = index
+                        break
+                    }
+                }
+                let cacheable = dictionary.layout < UInt8(Self.layoutCount)
+                if memoSlot >= 0, cacheable {
+                    let known = layoutPositions[Int(dictionary.layout) &* Self.keyMemoSlots &+ memoSlot]
+                    if known >= 0 { return Self.load(raw, at: header.payload &+ (header.count &+ Int(known)) &* size, width: size) }
+                    if known == Self.absentPosition { return nil }
+                }
+                var position = -1
+                if memoSlot >= 0 {
                     // The key object whose text was found equal to this key when it was
                     // remembered, found again among this object's keys by reference.
-                    let candidate = slot.pointee.object
-                    var position = header.payload
+                    let candidate = keyMemo[memoSlot].object
+                    var offset = header.payload
                     for index in 0..<header.count {
-                        if Self.load(raw, at: position, width: size) == candidate {
-                            return Self.load(raw, at: header.payload &+ (header.count &+ index) &* size, width: size)
+                        if Self.load(raw, at: offset, width: size) == candidate {
+                            position = index
+                            break
                         }
-                        position &+= size
+                        offset &+= size
                     }
-                    free = (home &+ probe) & (Self.keyMemoSlots - 1)
-                    break
                 }
-                // From the last key, as the value tree looks keys up. (An instance's keys are
-                // distinct once validated, so the memo's match above is this same one.)
-                var position = header.payload &+ (header.count &- 1) &* size
-                var remaining = header.count
-                while remaining > 0 {
-                    let keyObject = Self.load(raw, at: position, width: size)
-                    if Self.stringObject(raw, at: Int(offsets[keyObject]), equals: key) {
-                        if identity != nil {
-                            keyMemo[free >= 0 ? free : home & (Self.keyMemoSlots - 1)] = KeyMemoSlot(identity: words, object: keyObject, key: storedKey)
+                if position < 0 {
+                    position = Self.keyPosition(storedKey, raw: raw, offsets: offsets, header: header, referenceSize: size)
+                    if position >= 0, identity != nil {
+                        let index = memoSlot >= 0 ? memoSlot : (free >= 0 ? free : home)
+                        if keyMemo[index].object >= 0, keyMemo[index].identity != words {
+                            // The slot now stands for another key: what was found for the old one goes.
+                            for layout in 0..<Self.layoutCount { layoutPositions[layout &* Self.keyMemoSlots &+ index] = Self.unknownPosition }
                         }
-                        return Self.load(raw, at: position &+ header.count &* size, width: size)
+                        keyMemo[index] = KeyMemoSlot(identity: words, object: Self.load(raw, at: header.payload &+ position &* size, width: size), key: storedKey)
+                        memoSlot = index
                     }
-                    position &-= size
-                    remaining &-= 1
                 }
-                return nil
+                if memoSlot >= 0, cacheable {
+                    // An instance's keys are distinct once validated, so the first and the last
+                    // key with a text are one, and a position is at most `maximumLayoutKeys`.
+                    layoutPositions[Int(dictionary.layout) &* Self.keyMemoSlots &+ memoSlot] = position >= 0 ? Int8(truncatingIfNeeded: position) : Self.absentPosition
+                }
+                guard position >= 0 else { return nil }
+                return Self.load(raw, at: header.payload &+ (header.count &+ position) &* size, width: size)
             }
         }
+    }
+
+    /// The position of the last key of a validated dictionary whose text is `key`; -1 if none.
+    private static func keyPosition(_ key: String, raw: UnsafeRawBufferPointer, offsets: UnsafeBufferPointer<UInt32>,
+                                    header: Header, referenceSize size: Int) -> Int {
+        func search(_ text: UnsafeBufferPointer<UInt8>) -> Int {
+            // From the last key, as the value tree looks keys up.
+            var index = header.count &- 1
+            while index >= 0 {
+                let keyObject = load(raw, at: header.payload &+ index &* size, width: size)
+                if stringObject(raw, at: Int(offsets[keyObject]), equals: text) { return index }
+                index &-= 1
+            }
+            return -1
+        }
+        if let found = key.utf8.withContiguousStorageIfAvailable(search) { return found }
+        var copy = key
+        return copy.withUTF8(search)
     }
 
     /// A key (the words of its String, and the String itself to keep them its own) and the key

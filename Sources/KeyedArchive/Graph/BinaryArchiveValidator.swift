@@ -194,7 +194,7 @@ struct BinaryArchiveValidator {
         guard let dictionary = container(object, marker: 0xD) else { return nil }
         // The dictionary, its keys, and its values as the tree counts them.
         var size = 1 &+ dictionary.count
-        if let classPosition = knownLayout(dictionary) {
+        if let (classPosition, layout) = knownLayout(dictionary) {
             // The same key objects as an instance already checked: their roles and distinctness
             // are known, and only the values are checked.
             for index in 0..<dictionary.count {
@@ -204,7 +204,8 @@ struct BinaryArchiveValidator {
                 guard fitsExpanded(size) else { return nil }
             }
             let classValue = reference(at: dictionary.payload &+ (dictionary.count &+ classPosition) &* referenceSize)
-            guard let entry = instanceEntry(compact, classValue: classValue) else { return nil }
+            guard var entry = instanceEntry(compact, classValue: classValue) else { return nil }
+            entry.layout = layout
             return (entry, size)
         }
         var classValue = -1, classOccurrences = 0, classPosition = 0
@@ -228,8 +229,8 @@ struct BinaryArchiveValidator {
             guard fitsExpanded(size) else { return nil }
         }
         if classOccurrences > 0 {
-            guard classOccurrences == 1, keysAreDistinct(dictionary), let entry = instanceEntry(compact, classValue: classValue) else { return nil }
-            rememberLayout(dictionary, classPosition: classPosition)
+            guard classOccurrences == 1, keysAreDistinct(dictionary), var entry = instanceEntry(compact, classValue: classValue) else { return nil }
+            entry.layout = rememberLayout(dictionary, classPosition: classPosition) ?? BinaryArchiveTable.noLayout
             return (entry, size)
         }
         // Within the budget before any name is made (the caller adds `size` next).
@@ -259,7 +260,9 @@ struct BinaryArchiveValidator {
 
     /// The key objects of a few instances already checked — one `$class`, the other keys plain,
     /// all distinct — and where `$class` is among them. Objects of one class store the same key
-    /// objects in the same order, so most instances match one and skip the key checks.
+    /// objects in the same order, so most instances match one and skip the key checks. Each
+    /// instance's entry keeps the number of its layout, by which the table remembers where a
+    /// key is (``BinaryArchiveTable/Entry/layout``).
     private struct KeyLayout {
         var keysStart: Int
         var count: Int
@@ -267,26 +270,31 @@ struct BinaryArchiveValidator {
     }
     private var layouts: [KeyLayout] = []
     private var layoutKeys: [Int] = []
-    private static let maximumLayouts = 16
-    private static let maximumLayoutKeys = 32
+    private static let maximumLayouts = BinaryArchiveTable.layoutCount
+    private static let maximumLayoutKeys = BinaryArchiveTable.maximumLayoutKeys
 
-    /// Where `$class` is, when the dictionary's keys are those of a remembered layout.
-    private mutating func knownLayout(_ dictionary: Header) -> Int? {
-        for layout in layouts where layout.count == dictionary.count {
+    /// Where `$class` is and the layout's number, when the dictionary's keys are those of a
+    /// remembered layout.
+    private mutating func knownLayout(_ dictionary: Header) -> (classPosition: Int, layout: UInt8)? {
+        for (number, layout) in layouts.enumerated() where layout.count == dictionary.count {
             var index = 0
             while index < layout.count,
                   layoutKeys[layout.keysStart &+ index] == reference(at: dictionary.payload &+ index &* referenceSize) {
                 index &+= 1
             }
-            if index == layout.count { return layout.classPosition }
+            if index == layout.count { return (layout.classPosition, UInt8(truncatingIfNeeded: number)) }
         }
         return nil
     }
 
-    private mutating func rememberLayout(_ dictionary: Header, classPosition: Int) {
-        guard layouts.count < Self.maximumLayouts, dictionary.count <= Self.maximumLayoutKeys else { return }
+    /// Remembers the dictionary's keys as a layout and returns its number; nil when the table
+    /// of layouts is full or the dictionary has too many keys.
+    private mutating func rememberLayout(_ dictionary: Header, classPosition: Int) -> UInt8? {
+        guard layouts.count < Self.maximumLayouts, dictionary.count <= Self.maximumLayoutKeys else { return nil }
+        let number = UInt8(truncatingIfNeeded: layouts.count)
         layouts.append(KeyLayout(keysStart: layoutKeys.count, count: dictionary.count, classPosition: classPosition))
         for index in 0..<dictionary.count { layoutKeys.append(reference(at: dictionary.payload &+ index &* referenceSize)) }
+        return number
     }
 
     /// `$classes` or `$classhints`: an array of strings within the chain limit.
