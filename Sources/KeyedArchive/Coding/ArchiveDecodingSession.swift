@@ -98,6 +98,8 @@ final class ArchiveDecodingSession {
     /// The store when it is a binary table, for the fast paths below (a `let`, so reading it
     /// costs no pattern match and no retain).
     let binaryTable: BinaryArchiveTable?
+    /// `store.count`, kept: asking the store switches over it, and every reference asks.
+    private let objectCount: Int
     private let admitsPlainStrings: Bool
     private let admitsPlainIntegers: Bool
 
@@ -109,6 +111,7 @@ final class ArchiveDecodingSession {
         admitsPlainStrings = registry.primitives.contains(.strings)
         admitsPlainIntegers = registry.primitives.contains(.integers)
         let count = store.count
+        objectCount = count
         state = .allocate(capacity: 1)
         state.initialize(to: State(objectStates: [ObjectState](repeating: .untouched, count: count),
                                    modelSlots: [Int32](repeating: Self.noSlot, count: count),
@@ -219,8 +222,8 @@ final class ArchiveDecodingSession {
     /// `maximumVisitCount` steps.
     @usableFromInline
     func index(_ uid: PropertyListUID) throws(ArchiveError) -> Int {
-        guard uid.value < UInt64(store.count) else {
-            throw error(.invalidReference, "refers to object \(uid.value), but $objects has \(store.count) entries")
+        guard uid.value < UInt64(objectCount) else {
+            throw error(.invalidReference, "refers to object \(uid.value), but $objects has \(objectCount) entries")
         }
         state.pointee.visitCount += 1
         guard state.pointee.visitCount <= options.maximumVisitCount else {
@@ -231,6 +234,22 @@ final class ArchiveDecodingSession {
 
     // MARK: Fast paths for binary tables
 
+    /// `store.instanceClassUID(_:)`, from the binary table when there is one: a `let` of the
+    /// session, read without copying (and retaining) the store.
+    @inline(__always)
+    private func instanceClassUID(_ uid: Int) -> Int? {
+        guard let table = binaryTable else { return store.instanceClassUID(uid) }
+        let entry = table.entries[uid]
+        return entry.kind == .instance ? Int(entry.link) : nil
+    }
+
+    /// `store.instance(_:)`, the same way.
+    @inline(__always)
+    private func instance(_ uid: Int) -> (instance: ArchiveInstanceView, descriptor: ArchiveGraph.ClassDescriptor)? {
+        guard let table = binaryTable else { return store.instance(uid) }
+        return table.instance(uid)
+    }
+
     // The common field — a reference to a plain string or integer — read from a binary table
     // without making values or views. Each answers nil when anything is unusual (another kind
     // of entry, a primitive the policy refuses, a spent visit budget), and the caller then takes
@@ -240,7 +259,7 @@ final class ArchiveDecodingSession {
     /// The string of the plain string entry at `uid` (a UID already read from a validated field).
     @inline(__always)
     func plainString(at uid: Int) -> String? {
-        guard uid < store.count, state.pointee.visitCount < options.maximumVisitCount,
+        guard uid < objectCount, state.pointee.visitCount < options.maximumVisitCount,
               let string = indexedPlainString(uid) else { return nil }
         state.pointee.visitCount += 1
         return string
@@ -290,7 +309,7 @@ final class ArchiveDecodingSession {
     @usableFromInline
     func foundationInstance(_ uid: Int, kind: FoundationClass, requested: @autoclosure () -> String) throws(ArchiveError) -> ArchiveInstanceView? {
         guard case .instance = store.object(uid) else { return nil }
-        guard let (instance, descriptor) = store.instance(uid) else {
+        guard let (instance, descriptor) = instance(uid) else {
             throw error(.invalidClassReference, "$class does not refer to a class dictionary", uid: uid)
         }
         let classUID = instance.classUID
@@ -363,14 +382,14 @@ final class ArchiveDecodingSession {
         }
         // A reference to an object already decoded and already admitted for this family (a
         // shared object, a back-reference) takes what the checks below took the first time.
-        if state.pointee.objectStates[uid] == .finished, let classUID = store.instanceClassUID(uid) {
+        if state.pointee.objectStates[uid] == .finished, let classUID = instanceClassUID(uid) {
             let familyKey = Self.packed(family)
             let slot = Int(state.pointee.modelSlots[uid])
             if familyKey >= 0, state.pointee.admittedFamilies[classUID] == familyKey, slot >= 0 {
                 return (state.pointee.models[slot], uid)
             }
         }
-        guard let (instance, descriptor) = store.instance(uid) else {
+        guard let (instance, descriptor) = instance(uid) else {
             throw error(.typeMismatch, "expected an object of class \(registry.entries[family.entry].className), found \(describe(uid))", uid: uid)
         }
         let entry: Int

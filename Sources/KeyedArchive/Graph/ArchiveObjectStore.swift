@@ -50,12 +50,7 @@ enum ArchiveObjectStore {
                   case .classDescriptor(let descriptor) = graph.objects[Int(truncatingIfNeeded: instance.classUID.value)] else { return nil }
             return (ArchiveInstanceView(classUID: Int(truncatingIfNeeded: instance.classUID.value), fields: ArchiveFields(instance.storage)), descriptor)
         case .binary(let table):
-            let entry = table.entries[uid]
-            guard entry.kind == .instance else { return nil }
-            let classEntry = table.entries[Int(entry.link)]
-            guard classEntry.kind == .classDescriptor else { return nil }
-            return (ArchiveInstanceView(classUID: Int(entry.link), fields: ArchiveFields(table: table, dictionary: .init(object: entry.object, layout: entry.layout))),
-                    table.descriptors[Int(classEntry.link)])
+            return table.instance(uid)
         }
     }
 
@@ -82,6 +77,19 @@ enum ArchiveObjectStore {
         let view = object(uid)
         if case .instance = view { return "an object of class \(classDescriptor(of: uid)?.name ?? "?")" }
         return view.kindDescription
+    }
+}
+
+extension BinaryArchiveTable {
+    /// The instance at `uid` with its class dictionary; nil for anything else.
+    @inline(__always)
+    func instance(_ uid: Int) -> (instance: ArchiveInstanceView, descriptor: ArchiveGraph.ClassDescriptor)? {
+        let entry = entries[uid]
+        guard entry.kind == .instance else { return nil }
+        let classEntry = entries[Int(entry.link)]
+        guard classEntry.kind == .classDescriptor else { return nil }
+        return (ArchiveInstanceView(classUID: Int(entry.link), fields: ArchiveFields(table: self, dictionary: .init(object: entry.object, layout: entry.layout))),
+                descriptors[Int(classEntry.link)])
     }
 }
 
