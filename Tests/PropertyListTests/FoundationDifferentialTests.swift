@@ -98,4 +98,25 @@ import Testing
             #expect(try BinaryPropertyListWriter().write(value) == bytes, "\(count) strings written fresh")
         }
     }
+
+    /// Documents of several megabytes in both formats, byte for byte as Core Foundation writes
+    /// them: the writers' buffers grow by `realloc` and are moved into the returned array from the
+    /// end, 4 MiB at a time, shrinking as they go (`OutputMemory`). Every byte of the blobs
+    /// depends on its position, so a slice copied to the wrong place changes the document.
+    @Test func multiMegabyteDocumentsMatchCoreFoundation() throws {
+        let blobs = (0..<3).map { blob in
+            PropertyListValue.data((0..<(4_500_000 + blob * 12_345)).map { UInt8(truncatingIfNeeded: ($0 &* 31) ^ ($0 >> 9) ^ blob) })
+        }
+        let names = (0..<20_000).map { PropertyListValue.string("name \($0)") }
+        let value = PropertyListValue.array(blobs + names)
+        let object = try #require(Self.foundationObject(value))
+
+        let binary = try BinaryPropertyListWriter().write(value)
+        #expect(binary.count > 13_000_000)
+        #expect(binary == [UInt8](try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)))
+
+        let xml = try XMLPropertyListWriter().write(value)
+        #expect(xml.count > 18_000_000)
+        #expect(xml == [UInt8](try PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0)))
+    }
 }

@@ -392,6 +392,6 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         sink.appendBigEndian(UInt64(offsets.count), width: 8)
         sink.appendBigEndian(0, width: 8)
         sink.appendBigEndian(UInt64(tableOffset), width: 8)
-        return sink.makeArray()
+        return sink.moveIntoArray()
     }
 }

@@ -225,13 +225,13 @@ public struct BinaryPropertyListWriter: Sendable {
         out.appendBigEndian(UInt64(objectCount), width: 8)
         out.appendBigEndian(0, width: 8)
         out.appendBigEndian(UInt64(tableOffset), width: 8)
-        return out.makeArray()
+        return out.moveIntoArray()
     }
 }
 
 /// The writer's output: a growable raw buffer. Appends of a few bytes are plain stores here,
 /// where an `Array` would check uniqueness and capacity (and call memcpy) for each one; the
-/// bytes are copied into an array once, at the end.
+/// bytes are moved into an array once, at the end. Its memory is ``OutputMemory``'s.
 struct BinaryByteSink: ~Copyable {
     private var base: UnsafeMutableRawPointer
     private var capacity: Int
@@ -239,11 +239,11 @@ struct BinaryByteSink: ~Copyable {
 
     init(capacity requested: Int = 4096) {
         let initial = min(max(requested, 64), 1 << 30)
-        base = UnsafeMutableRawPointer.allocate(byteCount: initial, alignment: 16)
+        base = OutputMemory.reallocate(nil, to: initial)
         capacity = initial
     }
 
-    deinit { base.deallocate() }
+    deinit { OutputMemory.release(base) }
 
     /// Room for `extra` more bytes.
     @inline(__always)
@@ -262,10 +262,7 @@ struct BinaryByteSink: ~Copyable {
         let needed = count + extra
         var newCapacity = capacity
         while newCapacity < needed { newCapacity = newCapacity * 2 }
-        let newBase = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
-        newBase.copyMemory(from: base, byteCount: count)
-        base.deallocate()
-        base = newBase
+        base = OutputMemory.reallocate(base, to: newCapacity)
         capacity = newCapacity
     }
 
@@ -361,16 +358,12 @@ struct BinaryByteSink: ~Copyable {
         append(contentsOf: UnsafeRawBufferPointer(start: other.base + range.lowerBound, count: range.count))
     }
 
-    /// The bytes written so far, as an array.
-    func makeArray() -> [UInt8] {
-        let length = count
-        let source = base
-        return [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
-            if let destination = buffer.baseAddress, length > 0 {
-                UnsafeMutableRawPointer(destination).copyMemory(from: source, byteCount: length)
-            }
-            initialized = length
-        }
+    /// The bytes written, as an array, leaving the sink empty
+    /// (``OutputMemory/moveIntoArray(_:count:capacity:)``).
+    mutating func moveIntoArray() -> [UInt8] {
+        let result = OutputMemory.moveIntoArray(&base, count: count, capacity: &capacity)
+        count = 0
+        return result
     }
 
     /// Appends a string's UTF-8 through `body` into a scratch stretch of `maximum` bytes,

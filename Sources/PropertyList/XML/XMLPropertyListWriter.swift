@@ -158,17 +158,13 @@ public struct XMLPropertyListBuilder: ~Copyable {
     /// Closes the document and returns its bytes.
     public mutating func finish() -> [UInt8] {
         emitter.out.append("</plist>\n")
-        return emitter.out.makeArray()
+        return emitter.out.moveIntoArray()
     }
 }
 
 /// A growable byte buffer written through a raw pointer: one capacity check per element
 /// instead of one per byte, which is most of the difference from appending to `[UInt8]`.
-/// Owned by one writer call, which deallocates it.
-///
-/// It lives in `malloc`'s memory and grows with `realloc`: a large buffer (above glibc's mmap
-/// threshold) then grows by remapping its pages, without copying them or holding the old and
-/// the new buffer at once, which at a million objects was a third of an XML encode's peak.
+/// Owned by one writer call, which deallocates it. Its memory is ``OutputMemory``'s.
 struct XMLOutputBuffer {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
@@ -176,17 +172,11 @@ struct XMLOutputBuffer {
 
     init(capacity: Int) {
         self.capacity = max(capacity, 64)
-        base = Self.reallocate(nil, to: self.capacity)
+        base = OutputMemory.reallocate(nil, to: self.capacity).assumingMemoryBound(to: UInt8.self)
     }
 
     func deallocate() {
-        free(base)
-    }
-
-    private static func reallocate(_ memory: UnsafeMutablePointer<UInt8>?, to capacity: Int) -> UnsafeMutablePointer<UInt8> {
-        // As `UnsafeMutablePointer.allocate` does when memory runs out.
-        guard let grown = realloc(memory, capacity) else { fatalError("XMLOutputBuffer: out of memory for \(capacity) bytes") }
-        return grown.assumingMemoryBound(to: UInt8.self)
+        OutputMemory.release(base)
     }
 
     /// Room for `extra` more bytes; returns where they go.
@@ -201,7 +191,7 @@ struct XMLOutputBuffer {
         let needed = count + extra
         var newCapacity = capacity
         while newCapacity < needed { newCapacity = newCapacity > Int.max / 2 ? needed : newCapacity * 2 }
-        base = Self.reallocate(base, to: newCapacity)
+        base = OutputMemory.reallocate(base, to: newCapacity).assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
     }
 
@@ -247,6 +237,15 @@ struct XMLOutputBuffer {
 
     func makeArray() -> [UInt8] {
         Array(contents)
+    }
+
+    /// The bytes as an array, leaving the buffer empty (``OutputMemory/moveIntoArray(_:count:capacity:)``).
+    mutating func moveIntoArray() -> [UInt8] {
+        var memory = UnsafeMutableRawPointer(base)
+        let result = OutputMemory.moveIntoArray(&memory, count: count, capacity: &capacity)
+        base = memory.assumingMemoryBound(to: UInt8.self)
+        count = 0
+        return result
     }
 
     var contents: UnsafeBufferPointer<UInt8> {
