@@ -596,7 +596,9 @@ final class ArchiveDecodingSession {
             let next = state.pointee.deferred[position]
             position += 1
             if next.owner >= 0, next.owner < state.pointee.objectStates.count, state.pointee.objectStates[next.owner] == .failed { continue }
-            state.pointee.path.removeAll(keepingCapacity: true)
+            // Work pops what it pushes (on a throw too), so the path is normally empty here;
+            // `removeAll` of an empty array would still cost a generic call per entry.
+            if !state.pointee.path.isEmpty { state.pointee.path.removeAll(keepingCapacity: true) }
             state.pointee.pathPrefix = next.pathNode
             try next.work(next.holder, next.reference)
         }
