@@ -34,8 +34,9 @@ enum OutputMemory {
                 let slice = min(remaining, moveSlice)
                 remaining -= slice
                 UnsafeMutableRawPointer(destination + remaining).copyMemory(from: memory + remaining, byteCount: slice)
-                if remaining >= moveSlice {
-                    memory = reallocate(memory, to: remaining)
+                // A shrink that fails leaves the block as it was, which is still correct.
+                if remaining >= moveSlice, let shrunk = realloc(memory, remaining) {
+                    memory = shrunk
                     capacity = remaining
                 }
             }

@@ -89,4 +89,55 @@ import Testing
     @Test func danglingReferencesAreRefusedWhenEncoding() {
         #expect(throws: ArchiveError.self) { _ = try KeyedArchiver.archive(Liar(), registry: ArchiveRegistry()) }
     }
+
+    /// A model that decodes from the unarchiver decoding it (found through a task-local box),
+    /// instead of from the decoder it was given.
+    final class Reentrant: KeyedArchivable {
+        final class Box: @unchecked Sendable {
+            var unarchiver: KeyedUnarchiver?
+            var nestedErrors: [ArchiveError] = []
+        }
+        @TaskLocal static var box: Box?
+        let name: String
+        weak var owner: Reentrant?
+        var child: Reentrant?
+
+        init(name: String) { self.name = name }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            name = try decoder.decode(String.self, forKey: "name")
+            child = try decoder.decodeIfPresent(Reentrant.self, forKey: "child")
+            decoder.decode(Reentrant.self, forKey: "owner", for: self) { object, owner in object.owner = owner }
+            if let box = Self.box, let unarchiver = box.unarchiver {
+                do { _ = try unarchiver.decode(Reentrant.self) } catch { box.nestedErrors.append(error) }
+            }
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(name, forKey: "name")
+            try encoder.encode(child, forKey: "child")
+            try encoder.encodeConditional(owner, forKey: "owner")
+        }
+    }
+
+    /// A decode started from inside another one on the same unarchiver is refused: run, it would
+    /// resolve the back-references of objects still being built and clear the outer key path.
+    @Test func aDecodeStartedFromAModelIsRefused() throws {
+        var registry = ArchiveRegistry()
+        registry.register(Reentrant.self)
+        let root = Reentrant(name: "root")
+        root.child = Reentrant(name: "child")
+        root.child?.owner = root
+        let bytes = try KeyedArchiver.archive(root, registry: registry)
+        let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: registry)
+        let box = Reentrant.Box()
+        box.unarchiver = unarchiver
+        let decoded = try Reentrant.$box.withValue(box) { try unarchiver.decode(Reentrant.self) }
+        // Both models tried, and each was refused as a nested decode (not, say, as a cycle).
+        #expect(box.nestedErrors.count == 2)
+        #expect(box.nestedErrors.allSatisfy { $0.code == .invalidState && $0.message.contains("while another is under way") }, "\(box.nestedErrors)")
+        #expect(decoded.name == "root" && decoded.child?.name == "child" && decoded.child?.owner === decoded)
+        // The refusal leaves the unarchiver usable.
+        #expect(try unarchiver.decode(Reentrant.self) === decoded)
+    }
 }

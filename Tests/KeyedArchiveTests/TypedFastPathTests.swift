@@ -793,8 +793,9 @@ import Testing
     }
 
     /// More key layouts than the table numbers (16) and more keys than its key memo holds (256
-    /// slots): remembered positions are reused across objects of one layout, forgotten when a
-    /// memo slot goes to another key, and never taken for another layout.
+    /// slots), long keys among them (whose memo slots depend on addresses): a broad check that
+    /// every field still reads right. The two tests after it pin the cache's two rules down
+    /// deterministically.
     @Test func keyPositionsAreRememberedPerLayout() throws {
         let registry = Self.registry(KeyBag.self, as: "KeyBag")
         // Every bag number twice (same layout, other values), in an order that interleaves layouts.
@@ -803,6 +804,133 @@ import Testing
         }
         let bytes = try KeyedArchiver.archive(bags, registry: registry)
         let outcome = try Self.bothWays([KeyBag].self, bytes, registry: registry)
+        #expect(try outcome.direct.get() == bags)
+        #expect(try outcome.usual.get() == bags)
+    }
+
+    /// Bags of two kinds whose key sets overlap, with short keys (a short key's words are its
+    /// text, so its memo slot does not depend on an address).
+    struct KindBag: KeyedArchivable, Equatable {
+        static let keys = [["ka", "kb", "kc", "kd"], ["kc", "kd", "ke", "kf", "kg"]]
+        var kind: Int
+        var serial: Int
+
+        static func value(serial: Int, field: Int) -> Int { serial * 100 + field }
+
+        init(kind: Int, serial: Int) {
+            self.kind = kind
+            self.serial = serial
+        }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            let kind = try decoder.decode(Int.self, forKey: "kind")
+            let serial = try decoder.decode(Int.self, forKey: "serial")
+            (self.kind, self.serial) = (kind, serial)
+            guard Self.keys.indices.contains(kind) else { throw ArchiveError(.modelError, "kind \(kind)") }
+            for (field, key) in Self.keys[kind].enumerated() where try decoder.decode(Int.self, forKey: key) != Self.value(serial: serial, field: field) {
+                throw ArchiveError(.modelError, "bag \(serial): \(key) read wrong")
+            }
+            let foreign = Self.keys[1 - kind].filter { !Self.keys[kind].contains($0) } + ["kz"]
+            for key in foreign where try decoder.decodeIfPresent(Int.self, forKey: key) != nil {
+                throw ArchiveError(.modelError, "bag \(serial): \(key) read as present")
+            }
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(kind, forKey: "kind")
+            try encoder.encode(serial, forKey: "serial")
+            for (field, key) in Self.keys[kind].enumerated() { try encoder.encode(Self.value(serial: serial, field: field), forKey: key) }
+        }
+    }
+
+    /// The stored keys of each instance of `className` in `bytes`, in file order.
+    static func storedKeys(of className: String, in bytes: [UInt8]) throws -> [[String]] {
+        let graph = try ArchiveGraph(bytes: bytes)
+        return graph.objects.indices.compactMap { uid -> [String]? in
+            guard graph.className(of: PropertyListUID(UInt64(uid))) == className,
+                  case .instance(let instance) = graph.objects[uid] else { return nil }
+            return instance.storage.keys
+        }
+    }
+
+    /// A key shared by two layouts at different places is found at its own place in each, and a
+    /// key one layout lacks is absent there, however the layouts alternate. Taking one layout's
+    /// remembered position for the other reads another field (or one that is not there).
+    @Test func keyPositionsAreNotSharedBetweenLayouts() throws {
+        let registry = Self.registry(KindBag.self, as: "KindBag")
+        let bags = [0, 1, 0, 1, 0].enumerated().map { KindBag(kind: $0.element, serial: $0.offset) }
+        let bytes = try KeyedArchiver.archive(bags, registry: registry)
+        // The premise: the two layouts hold a shared key at different places.
+        let layouts = try Self.storedKeys(of: "KindBag", in: bytes)
+        let first = try #require(layouts.first { $0.contains("ka") }), second = try #require(layouts.first { $0.contains("ke") })
+        #expect(["kc", "kd"].contains { first.firstIndex(of: $0) != second.firstIndex(of: $0) }, "\(first) \(second)")
+        let outcome = try Self.bothWays([KindBag].self, bytes, registry: registry)
+        #expect(try outcome.direct.get() == bags)
+        #expect(try outcome.usual.get() == bags)
+    }
+
+    /// Five keys whose memo slots collide (found with the table's own hash), so that the fifth
+    /// takes the first one's slot: the positions remembered for the first key, in every layout,
+    /// must go with it. A bag of kind 2 asks for `c3`, which it lacks, after a bag of kind 1 gave
+    /// `c3` the slot where `c0`'s position in kind 2 was remembered.
+    struct CollidingBag: KeyedArchivable, Equatable {
+        static let keys: [String] = {
+            let fixed = ["kind", "serial"].compactMap { $0.representationWords.map(BinaryArchiveTable.keyMemoHome) }
+            func near(_ slot: Int, _ other: Int) -> Bool {
+                let distance = (slot - other + BinaryArchiveTable.keyMemoSlots) % BinaryArchiveTable.keyMemoSlots
+                return distance < 8 || distance > BinaryArchiveTable.keyMemoSlots - 8
+            }
+            var bySlot: [Int: [String]] = [:]
+            for index in 0..<10_000 {
+                let key = "c\(index)"
+                guard let words = key.representationWords else { return [] }
+                let slot = BinaryArchiveTable.keyMemoHome(words)
+                guard !fixed.contains(where: { near(slot, $0) }) else { continue }
+                bySlot[slot, default: []].append(key)
+                if let group = bySlot[slot], group.count == 5 { return group }
+            }
+            return []
+        }()
+        /// The keys each kind stores, and the order it asks for them in (kind 2 first asks for
+        /// `keys[3]`, which it lacks).
+        static func stored(kind: Int) -> [Int] { kind == 1 ? [0, 1, 2, 3, 4] : [0, 4] }
+        static func asked(kind: Int) -> [Int] { kind == 1 ? [0, 1, 2, 3, 4] : [3, 0, 4] }
+        var kind: Int
+        var serial: Int
+
+        init(kind: Int, serial: Int) {
+            self.kind = kind
+            self.serial = serial
+        }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            let kind = try decoder.decode(Int.self, forKey: "kind")
+            let serial = try decoder.decode(Int.self, forKey: "serial")
+            (self.kind, self.serial) = (kind, serial)
+            for field in Self.asked(kind: kind) {
+                let value = try decoder.decodeIfPresent(Int.self, forKey: Self.keys[field])
+                let expected = Self.stored(kind: kind).contains(field) ? serial * 100 + field : nil
+                guard value == expected else {
+                    throw ArchiveError(.modelError, "bag \(serial): \(Self.keys[field]) read as \(value.map(String.init) ?? "absent")")
+                }
+            }
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(kind, forKey: "kind")
+            try encoder.encode(serial, forKey: "serial")
+            for field in Self.stored(kind: kind) { try encoder.encode(serial * 100 + field, forKey: Self.keys[field]) }
+        }
+    }
+
+    @Test func aMemoSlotGivenToAnotherKeyForgetsItsPositions() throws {
+        // The premises: the trace above assumes four probes and five colliding keys.
+        #expect(BinaryArchiveTable.keyMemoProbes == 4)
+        try #require(CollidingBag.keys.count == 5)
+        let registry = Self.registry(CollidingBag.self, as: "CollidingBag")
+        let bags = [2, 1, 2].enumerated().map { CollidingBag(kind: $0.element, serial: $0.offset) }
+        let bytes = try KeyedArchiver.archive(bags, registry: registry)
+        let outcome = try Self.bothWays([CollidingBag].self, bytes, registry: registry)
         #expect(try outcome.direct.get() == bags)
         #expect(try outcome.usual.get() == bags)
     }

@@ -20,6 +20,10 @@ public final class KeyedUnarchiver {
         case bytes([UInt8], ArchiveReadingOptions)
     }
     private var graphSource: GraphSource
+    /// Whether one of the `decode` functions is under way: a model that calls another one of
+    /// them on this unarchiver from its `init(from:)` would have the back-references of objects
+    /// still being built resolved under it, and the outer key path cleared.
+    private var running = false
 
     /// The validated generic view of the archive.
     ///
@@ -78,6 +82,11 @@ public final class KeyedUnarchiver {
         guard !session.failed else {
             throw ArchiveError(.invalidState, "an earlier error ended this unarchiver")
         }
+        guard !running else {
+            throw ArchiveError(.invalidState, "a decode of this unarchiver was called while another is under way (from a model's init(from:)); decode nested objects through the decoder it was given")
+        }
+        running = true
+        defer { running = false }
         do {
             try session.checkKeysAreUnique(topFields, uid: nil)
             let result = try body()

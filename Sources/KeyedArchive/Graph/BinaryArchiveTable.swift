@@ -244,8 +244,7 @@ final class BinaryArchiveTable {
                 // Up to four slots from the key's hash: models ask for a few dozen keys, and a
                 // key stays where it was first put, so collisions do not make keys evict each other.
                 let words = identity ?? (0, 0)
-                let mixed = (words.0 ^ (words.1 &* 0xC2B2_AE3D_27D4_EB4F)) &* 0x9E37_79B9_7F4A_7C15
-                let home = Int(truncatingIfNeeded: mixed >> 56) & (Self.keyMemoSlots - 1)
+                let home = Self.keyMemoHome(words)
                 var memoSlot = -1, free = -1
                 for probe in 0..<(identity == nil ? 0 : Self.keyMemoProbes) {
                     let index = (home &+ probe) & (Self.keyMemoSlots - 1)
@@ -326,8 +325,15 @@ final class BinaryArchiveTable {
         var object = -1
         var key = ""
     }
-    private static let keyMemoSlots = 256
-    private static let keyMemoProbes = 4
+    static let keyMemoSlots = 256
+    static let keyMemoProbes = 4
+
+    /// The first memo slot a key with these `String` words tries; the next ones follow it.
+    @inline(__always)
+    static func keyMemoHome(_ words: (UInt64, UInt64)) -> Int {
+        let mixed = (words.0 ^ (words.1 &* 0xC2B2_AE3D_27D4_EB4F)) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> 56) & (keyMemoSlots - 1)
+    }
 
     /// A `width`-byte (1...8) big-endian number at a checked position (8 bytes with the top bit
     /// set come back negative). The property-list module's loader, kept here so that it inlines.

@@ -379,7 +379,9 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     }
 
     /// Appends the offset table and trailer (the first object is the top) and returns the file.
-    public mutating func finish(offsetSizeRule: BinaryPropertyListWriter.OffsetSizeRule = .powerOfTwo) -> [UInt8] {
+    /// Consuming: the builder's bytes move into the returned array, so nothing can be added to a
+    /// finished file, and it cannot be finished twice.
+    public consuming func finish(offsetSizeRule: BinaryPropertyListWriter.OffsetSizeRule = .powerOfTwo) -> [UInt8] {
         let tableOffset = sink.count
         let offsetSize: Int
         switch offsetSizeRule {

@@ -155,8 +155,9 @@ public struct XMLPropertyListBuilder: ~Copyable {
         XMLKeyOrder.writingOrder(keys.map { PropertyListDictionary.Entry(key: $0, value: .bool(false)) }) ?? Array(keys.indices)
     }
 
-    /// Closes the document and returns its bytes.
-    public mutating func finish() -> [UInt8] {
+    /// Closes the document and returns its bytes. Consuming: the bytes move into the returned
+    /// array, so nothing can be added to a finished document, and it cannot be finished twice.
+    public consuming func finish() -> [UInt8] {
         emitter.out.append("</plist>\n")
         return emitter.out.moveIntoArray()
     }
@@ -172,7 +173,7 @@ struct XMLOutputBuffer {
 
     init(capacity: Int) {
         self.capacity = max(capacity, 64)
-        base = OutputMemory.reallocate(nil, to: self.capacity).assumingMemoryBound(to: UInt8.self)
+        base = OutputMemory.reallocate(nil, to: self.capacity).bindMemory(to: UInt8.self, capacity: self.capacity)
     }
 
     func deallocate() {
@@ -191,7 +192,7 @@ struct XMLOutputBuffer {
         let needed = count + extra
         var newCapacity = capacity
         while newCapacity < needed { newCapacity = newCapacity > Int.max / 2 ? needed : newCapacity * 2 }
-        base = OutputMemory.reallocate(base, to: newCapacity).assumingMemoryBound(to: UInt8.self)
+        base = OutputMemory.reallocate(base, to: newCapacity).bindMemory(to: UInt8.self, capacity: newCapacity)
         capacity = newCapacity
     }
 
@@ -243,7 +244,7 @@ struct XMLOutputBuffer {
     mutating func moveIntoArray() -> [UInt8] {
         var memory = UnsafeMutableRawPointer(base)
         let result = OutputMemory.moveIntoArray(&memory, count: count, capacity: &capacity)
-        base = memory.assumingMemoryBound(to: UInt8.self)
+        base = memory.bindMemory(to: UInt8.self, capacity: capacity)
         count = 0
         return result
     }
