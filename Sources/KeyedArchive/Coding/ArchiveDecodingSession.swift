@@ -80,10 +80,9 @@ final class ArchiveDecodingSession {
     /// per destruction.
     struct DeferredWork {
         var pathNode: Int32
-        /// The object that registered the work (-1 for `$top`): if its initializer threw, the
-        /// work is dropped, so no closure receives or sets a failed object.
-        var owner: Int
-        /// The decoder of that object, handed to `work`, and the reference it read when the work
+        /// The decoder of the object that registered the work (its `objectUID` is -1 for
+        /// `$top`: if that object's initializer threw, the work is dropped, so no closure receives
+        /// or sets a failed object), handed to `work`, and the reference it read when the work
         /// was registered (nil when the work reads its field itself). Kept here rather than
         /// captured, so that the closure captures only what the model passed: its context is
         /// small, and the decoder's references are not copied into it and out again.
@@ -567,7 +566,7 @@ final class ArchiveDecodingSession {
             state.pointee.path[level].node = next
             node = next
         }
-        state.pointee.deferred.append(DeferredWork(pathNode: node, owner: holder.objectUID, holder: holder, reference: reference, work: work))
+        state.pointee.deferred.append(DeferredWork(pathNode: node, holder: holder, reference: reference, work: work))
     }
 
     /// Drops the back-references of a failed decode. Their closures hold decoders, which hold
@@ -595,7 +594,8 @@ final class ArchiveDecodingSession {
         while position < state.pointee.deferred.count {
             let next = state.pointee.deferred[position]
             position += 1
-            if next.owner >= 0, next.owner < state.pointee.objectStates.count, state.pointee.objectStates[next.owner] == .failed { continue }
+            let owner = next.holder.objectUID
+            if owner >= 0, owner < state.pointee.objectStates.count, state.pointee.objectStates[owner] == .failed { continue }
             // Work pops what it pushes (on a throw too), so the path is normally empty here;
             // `removeAll` of an empty array would still cost a generic call per entry.
             if !state.pointee.path.isEmpty { state.pointee.path.removeAll(keepingCapacity: true) }
