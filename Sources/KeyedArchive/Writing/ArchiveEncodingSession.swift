@@ -26,8 +26,12 @@ final class ArchiveEncodingSession {
         /// Only the first `openCount` entries are open fields: the lists never shrink (the
         /// generic `removeLast(_:)` cost more than the move itself), later fields overwrite.
         var openKeys: [Int32] = []
-        var openValues: [PropertyListValue] = []
+        var openValues: [ArchiveObjectTable.FieldValue] = []
         var openCount = 0
+        /// The elements of the reference lists being encoded, innermost last (an element's
+        /// object may encode lists of its own); the first `openListCount` are open.
+        var openListUIDs: [PropertyListUID] = []
+        var openListCount = 0
         /// Stored keys (escaped) by text → their number in `table.keyTexts`.
         var keyNumbers = ArchiveUIDTable<String>()
         /// User keys (before escaping) → their number.
@@ -126,8 +130,13 @@ final class ArchiveEncodingSession {
         return number
     }
 
+    /// Any property-list value as a field.
+    func setField(propertyList value: PropertyListValue, key: Int32, frame index: Int) {
+        setField(state.pointee.table.fieldValue(value), key: key, frame: index)
+    }
+
     /// Setting a key twice replaces the value where the key first stood, as a CFDictionary does.
-    func setField(_ value: PropertyListValue, key: Int32, frame index: Int) {
+    func setField(_ value: ArchiveObjectTable.FieldValue, key: Int32, frame index: Int) {
         let first = state.pointee.frames[index].firstField
         let count = state.pointee.openCount
         var position = count
@@ -152,6 +161,38 @@ final class ArchiveEncodingSession {
             state.pointee.openValues.append(value)
         }
         state.pointee.openCount = count &+ 1
+    }
+
+    // MARK: Reference lists
+
+    /// Where a reference list being started begins on the open-list stack.
+    func beginUIDList() -> Int { state.pointee.openListCount }
+
+    func appendToUIDList(_ uid: PropertyListUID) {
+        let count = state.pointee.openListCount
+        if count < state.pointee.openListUIDs.count {
+            state.pointee.openListUIDs[count] = uid
+        } else {
+            state.pointee.openListUIDs.append(uid)
+        }
+        state.pointee.openListCount = count &+ 1
+    }
+
+    /// Moves the list begun at `start` (every list begun after it has ended) to the table.
+    func endUIDList(from start: Int) -> ArchiveObjectTable.FieldValue {
+        let end = state.pointee.openListCount
+        state.pointee.openListCount = start
+        let tableStart = state.pointee.table.listUIDs.count
+        let count = end &- start
+        guard let start32 = Int32(exactly: tableStart), let count32 = Int32(exactly: count), Int32(exactly: tableStart + count) != nil else {
+            // Past 2³¹ list elements in one archive: kept as a plain array.
+            let elements = state.pointee.openListUIDs[start..<end].map(PropertyListValue.uid)
+            return state.pointee.table.fieldValue(.array(elements))
+        }
+        state.pointee.openListUIDs.withUnsafeBufferPointer { open in
+            state.pointee.table.listUIDs.append(contentsOf: UnsafeBufferPointer(rebasing: open[start..<end]))
+        }
+        return .uidList(start: start32, count: count32)
     }
 
     func nextUnkeyedKey(frame index: Int) -> String {
@@ -336,13 +377,13 @@ final class ArchiveEncodingSession {
     private func moveOpenFields(from first: Int) -> Range<Int> {
         let start = state.pointee.table.fieldKeys.count
         let end = state.pointee.openCount
-        // Element by element: appending a slice goes through the generic sequence path
-        // (an iterator call per element).
-        var position = first
-        while position < end {
-            state.pointee.table.fieldKeys.append(state.pointee.openKeys[position])
-            state.pointee.table.fieldValues.append(state.pointee.openValues[position])
-            position &+= 1
+        // Through buffers: appending an array slice goes through the generic sequence path
+        // (an iterator call per element); a buffer of a trivial type is one copy.
+        state.pointee.openKeys.withUnsafeBufferPointer { open in
+            state.pointee.table.fieldKeys.append(contentsOf: UnsafeBufferPointer(rebasing: open[first..<end]))
+        }
+        state.pointee.openValues.withUnsafeBufferPointer { open in
+            state.pointee.table.fieldValues.append(contentsOf: UnsafeBufferPointer(rebasing: open[first..<end]))
         }
         state.pointee.openCount = first
         return start..<state.pointee.table.fieldKeys.count
@@ -425,12 +466,12 @@ final class ArchiveEncodingSession {
     private func resolveConditionals(topKeys: [Int32]) {
         for pending in state.pointee.pendingConditionals {
             guard let target = state.pointee.instanceUIDs[object: pending.object] else { continue }
-            let value = PropertyListValue.uid(PropertyListUID(UInt64(target)))
+            let uid = PropertyListUID(UInt64(target))
             if pending.owner < 0 {
-                if let position = topKeys.lastIndex(of: pending.key) { state.pointee.table.topValues[position] = value }
+                if let position = topKeys.lastIndex(of: pending.key) { state.pointee.table.topValues[position] = .uid(uid) }
             } else if case .instance(_, let fields) = state.pointee.table.entries[pending.owner],
                       let position = state.pointee.table.fieldKeys[fields].lastIndex(of: pending.key) {
-                state.pointee.table.fieldValues[position] = value
+                state.pointee.table.fieldValues[position] = .uid(uid)
             }
         }
         state.pointee.pendingConditionals.removeAll()
@@ -445,7 +486,7 @@ final class ArchiveEncodingSession {
         // Every object ended without an error, so only `$top`'s fields are open.
         let topCount = state.pointee.openCount
         let topKeys = Array(state.pointee.openKeys[..<topCount])
-        state.pointee.table.topValues = Array(state.pointee.openValues[..<topCount])
+        state.pointee.table.topValues = state.pointee.openValues[..<topCount].map { state.pointee.table.propertyListValue($0) }
         state.pointee.openKeys.removeAll()
         state.pointee.openValues.removeAll()
         state.pointee.openCount = 0

@@ -47,7 +47,11 @@ extension ArchiveObjectTable {
         // Every instance's values, in one pass over the shared list.
         var position = 0
         while position < fieldValues.count {
-            add(&total, try bound(fieldValues[position], depth: 3))
+            switch fieldValues[position] {
+            case .other(let other): add(&total, try bound(otherFieldValues[other], depth: 3))
+            case .uidList(_, let count): add(&total, 1 &+ Int(count))
+            default: add(&total, 1)
+            }
             position &+= 1
         }
         return total
@@ -117,9 +121,27 @@ extension ArchiveObjectTable {
                     layouts.insert((order, keyNumbers), classUID: classUID, keys: fieldKeys[fields])
                 }
                 for position in order {
-                    let child = position == fields.count
-                        ? try builder.addUID(PropertyListUID(UInt64(classUID)))
-                        : try builder.add(fieldValues[fields.lowerBound + position], depth: 3)
+                    let child: Int
+                    if position == fields.count {
+                        child = try builder.addUID(PropertyListUID(UInt64(classUID)))
+                    } else {
+                        switch fieldValues[fields.lowerBound + position] {
+                        case .uid(let uid): child = try builder.addUID(uid)
+                        case .integer(let integer): child = try builder.addInteger(PropertyListInteger(integer))
+                        case .bool(let flag): child = try builder.addBool(flag)
+                        case .double(let double): child = try builder.addReal(.float64(double))
+                        case .uidList(let start, let count):
+                            var list = try builder.beginArray(count: Int(count), depth: 3)
+                            var element = Int(start)
+                            let end = element &+ Int(count)
+                            while element < end {
+                                builder.append(try builder.addUID(listUIDs[element]), to: &list)
+                                element &+= 1
+                            }
+                            child = list.number
+                        case .other(let other): child = try builder.add(otherFieldValues[other], depth: 3)
+                        }
+                    }
                     builder.append(child, to: &instance)
                 }
                 number = instance.number

@@ -70,7 +70,19 @@ extension ArchiveObjectTable {
                     if position == fields.count {
                         try builder.add(.uid(PropertyListUID(UInt64(classUID))), depth: 3)
                     } else {
-                        try builder.add(fieldValues[fields.lowerBound + position], depth: 3)
+                        switch fieldValues[fields.lowerBound + position] {
+                        case .uid(let uid): try builder.add(.uid(uid), depth: 3)
+                        case .integer(let integer): try builder.add(.integer(PropertyListInteger(integer)), depth: 3)
+                        case .bool(let flag): try builder.add(.bool(flag), depth: 3)
+                        case .double(let double): try builder.add(.real(.float64(double)), depth: 3)
+                        case .uidList(let start, let count):
+                            try builder.beginArray(count: Int(count), depth: 3)
+                            if count > 0 {
+                                for element in Int(start)..<Int(start) + Int(count) { try builder.add(.uid(listUIDs[element]), depth: 4) }
+                                builder.endArray(depth: 3)
+                            }
+                        case .other(let other): try builder.add(otherFieldValues[other], depth: 3)
+                        }
                     }
                 }
                 if !layout.positions.isEmpty { builder.endDictionary(depth: 2) }

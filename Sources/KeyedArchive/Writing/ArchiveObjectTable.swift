@@ -24,15 +24,62 @@ struct ArchiveObjectTable {
     var entries: [Entry] = [.null]
     /// Stored (escaped) keys by number.
     var keyTexts: [String] = []
+    /// A field's value as the table holds it. UIDs and ordinary integers, nearly every field of
+    /// an archive, are held in place; any other value is in `otherFieldValues`. A list of these
+    /// is of a trivial type, so storing, moving and freeing fields copies words, with no retain,
+    /// release or switch over `PropertyListValue`'s cases (those were a tenth of a fleet encode).
+    enum FieldValue {
+        case uid(PropertyListUID)
+        /// An integer in the ordinary (not 16-byte) form.
+        case integer(Int64)
+        case bool(Bool)
+        case double(Double)
+        /// An array of UIDs (`NS.objects`, `NS.keys`): `count` UIDs of `listUIDs` from `start`.
+        case uidList(start: Int32, count: Int32)
+        /// A position in `otherFieldValues`.
+        case other(Int)
+    }
+
     /// Every instance's field keys (numbers into `keyTexts`) and values, object after object.
     var fieldKeys: [Int32] = []
-    var fieldValues: [PropertyListValue] = []
+    var fieldValues: [FieldValue] = []
+    /// The values of `.other` fields, in the order they were set (a value that a later one
+    /// replaced stays here, unreferenced).
+    var otherFieldValues: [PropertyListValue] = []
+    /// The elements of every `.uidList` field, list after list.
+    var listUIDs: [PropertyListUID] = []
     var topKeys: [String] = []
     var topValues: [PropertyListValue] = []
 
     /// Where Apple's archiver inserts `$class` among an object's keys: after the fields (it is
     /// set once the object's `encodeWithCoder:` has returned). Only matters for keys that collide.
     static let classKeyIsInsertedLast = true
+
+    /// A field's value in the table's form; values other than UIDs and ordinary integers are
+    /// added to `otherFieldValues`.
+    mutating func fieldValue(_ value: PropertyListValue) -> FieldValue {
+        switch value {
+        case .uid(let uid): return .uid(uid)
+        case .integer(let integer) where !integer.isStoredAs128Bit:
+            if let signed = integer.int64Value { return .integer(signed) }
+        case .bool(let flag): return .bool(flag)
+        case .real(.float64(let double)): return .double(double)
+        default: break
+        }
+        otherFieldValues.append(value)
+        return .other(otherFieldValues.count - 1)
+    }
+
+    func propertyListValue(_ field: FieldValue) -> PropertyListValue {
+        switch field {
+        case .uid(let uid): return .uid(uid)
+        case .integer(let integer): return .integer(PropertyListInteger(integer))
+        case .bool(let flag): return .bool(flag)
+        case .double(let double): return .real(.float64(double))
+        case .uidList(let start, let count): return .array(listUIDs[Int(start)..<Int(start) + Int(count)].map(PropertyListValue.uid))
+        case .other(let position): return otherFieldValues[position]
+        }
+    }
 
     // MARK: Key order
 
@@ -113,7 +160,7 @@ struct ArchiveObjectTable {
                 for position in order {
                     let value = position == fields.count
                         ? PropertyListValue.uid(PropertyListUID(UInt64(classUID)))
-                        : fieldValues[fields.lowerBound + position]
+                        : propertyListValue(fieldValues[fields.lowerBound + position])
                     dictionary.append(key: allKeys[position], value: value)
                 }
                 objects.append(.dictionary(dictionary))
@@ -175,7 +222,7 @@ struct ArchiveObjectTable {
                     if position == fields.count {
                         valueNumbers.append(builder.uid(UInt64(classUID)))
                     } else {
-                        valueNumbers.append(try builder.value(fieldValues[fields.lowerBound + position], depth: 3))
+                        valueNumbers.append(try builder.value(propertyListValue(fieldValues[fields.lowerBound + position]), depth: 3))
                     }
                 }
                 objectNumbers.append(builder.fresh(.dictionary(keys: keyNumbers, values: valueNumbers)))
