@@ -340,4 +340,109 @@ print(json.dumps({'instances': out, 'strings': [o for o in objects if isinstance
         }
         #expect(instance.storage.count == 3)
     }
+
+    /// Holds a field of every form the archiver's table keeps: reference lists nested in
+    /// reference lists (each element's object opens a list while its parent's is open), a list
+    /// replaced by a later one under the same key, and inline scalars at their edges.
+    final class Shelf: KeyedArchivable {
+        static let rows = [["a", "b"], [], ["c"], ["d", "e", "f"]]
+
+        init() {}
+        init(from decoder: KeyedArchiveDecoder) throws {}
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(Self.rows, forKey: "rows")
+            try encoder.encode(["replaced", "list"], forKey: "names")
+            try encoder.encode(Int64.min, forKey: "min")
+            try encoder.encode(["kept"], forKey: "names")
+            try encoder.encode(Int64.max, forKey: "max")
+            try encoder.encode(true, forKey: "flag")
+            try encoder.encode(-0.0, forKey: "negativeZero")
+            try encoder.encode(Float(2.5), forKey: "float")
+            try encoder.encode(UInt64.max, forKey: "huge")
+            try encoder.encodeRaw(.integer(PropertyListInteger(high: 0, low: 7, isStoredAs128Bit: true)), forStoredKey: "wide")
+        }
+    }
+
+    /// plistlib's reading of the root object with every reference followed and arrays
+    /// (`NS.objects`) unwrapped, as JSON; reals as `repr` so that -0.0 stays apart from 0.
+    static let resolvingScript = #"""
+import json, plistlib, sys
+with open(sys.argv[1], 'rb') as f:
+    p = plistlib.load(f)
+objects = p['$objects']
+def uid(v):
+    if isinstance(v, plistlib.UID): return v.data
+    # plistlib's XML reader leaves {CF$UID: n} as a dictionary.
+    if isinstance(v, dict) and list(v.keys()) == ['CF$UID']: return v['CF$UID']
+    return None
+def res(v):
+    if uid(v) is not None: return res(objects[uid(v)])
+    if isinstance(v, list): return [res(x) for x in v]
+    if isinstance(v, dict):
+        if set(v.keys()) == {'NS.objects', '$class'}: return res(v['NS.objects'])
+        return {k: res(x) for k, x in v.items() if k != '$class'}
+    if isinstance(v, float): return repr(v)
+    if isinstance(v, bool): return 'bool:%s' % v
+    if isinstance(v, int): return str(v)
+    return v
+print(json.dumps(res(p['$top']['root'])))
+"""#
+
+    @Test(arguments: [ArchiveFormat.binary, .xml])
+    func nestedReferenceListsAndInlineScalarsKeepTheirValues(format: ArchiveFormat) throws {
+        var registry = ArchiveRegistry()
+        registry.register(Shelf.self)
+        let bytes = try KeyedArchiver.archive(Shelf(), registry: registry, format: format)
+
+        // Our generic view: the inline forms, including the 16-byte integer kept as written.
+        let graph = try ArchiveGraph(bytes: bytes)
+        guard let root = graph.topUID(forKey: "root"), case .instance(let instance)? = graph.object(root) else {
+            Issue.record("no root instance")
+            return
+        }
+        #expect(instance.value(forKey: "min") == .integer(PropertyListInteger(Int64.min)))
+        #expect(instance.value(forKey: "max") == .integer(PropertyListInteger(Int64.max)))
+        #expect(instance.value(forKey: "flag") == .bool(true))
+        #expect(instance.value(forKey: "float") == .real(.float32(2.5)))
+        if case .real(.float64(let zero))? = instance.value(forKey: "negativeZero") {
+            #expect(zero == 0 && zero.sign == .minus)
+        } else {
+            Issue.record("negativeZero is not a double")
+        }
+        #expect(instance.value(forStoredKey: "wide") == .integer(PropertyListInteger(high: 0, low: 7, isStoredAs128Bit: true)))
+        // rows, names, min, max, flag, negativeZero, float, huge, wide and $class.
+        #expect(instance.storage.count == 10)
+
+        // Python's plistlib, reading the bytes on its own.
+        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return }
+        let directory = FileManager.default.temporaryDirectory
+        let archiveURL = directory.appendingPathComponent("keyedarchive-shelf-\(UUID().uuidString).plist")
+        let scriptURL = directory.appendingPathComponent("keyedarchive-shelf-\(UUID().uuidString).py")
+        try Data(bytes).write(to: archiveURL)
+        try Data(Self.resolvingScript.utf8).write(to: scriptURL)
+        defer {
+            try? FileManager.default.removeItem(at: archiveURL)
+            try? FileManager.default.removeItem(at: scriptURL)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [scriptURL.path, archiveURL.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let fields = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+        #expect(fields["rows"] as? [[String]] == Shelf.rows)
+        #expect(fields["names"] as? [String] == ["kept"])
+        #expect(fields["min"] as? String == String(Int64.min))
+        #expect(fields["max"] as? String == String(Int64.max))
+        #expect(fields["flag"] as? String == "bool:True")
+        #expect(fields["negativeZero"] as? String == "-0.0")
+        #expect(fields["float"] as? String == "2.5")
+        #expect(fields["huge"] as? String == String(UInt64.max))
+        #expect(fields["wide"] as? String == "7")
+        #expect(fields.count == 9)
+    }
 }

@@ -184,6 +184,13 @@ enum ArchiveKeys {
 }
 
 extension Array where Element == String {
+    /// Whether both are the same array storage (so equal), without comparing their strings.
+    func isSameStorage(as other: [String]) -> Bool {
+        count == other.count && withUnsafeBufferPointer { mine in
+            other.withUnsafeBufferPointer { theirs in mine.baseAddress == theirs.baseAddress }
+        }
+    }
+
     /// Element-wise ``Swift/String/isExactlyEqual(to:)`` (key lists, class chains).
     func isExactlyEqual(to other: [String]) -> Bool {
         guard count == other.count else { return false }

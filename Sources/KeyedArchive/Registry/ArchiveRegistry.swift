@@ -349,20 +349,31 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
         }
     }
 
-    /// `$classes` written when encoding.
+    /// `$classes` written when encoding. Stored, so that every object of a class is handed
+    /// the same array: the encoder finds its class by the array's storage before comparing names.
     var archivedChain: [String] {
         switch self {
-        case .string: return ["NSMutableString", "NSString", "NSObject"]
-        case .array: return ["NSArray", "NSObject"]
-        case .dictionary: return ["NSDictionary", "NSObject"]
-        case .set: return ["NSSet", "NSObject"]
-        case .data: return ["NSMutableData", "NSData", "NSObject"]
-        case .date: return ["NSDate", "NSObject"]
-        case .url: return ["NSURL", "NSObject"]
-        case .uuid: return ["NSUUID", "NSObject"]
-        case .null: return ["NSNull", "NSObject"]
+        case .string: return Self.stringChain
+        case .array: return Self.arrayChain
+        case .dictionary: return Self.dictionaryChain
+        case .set: return Self.setChain
+        case .data: return Self.dataChain
+        case .date: return Self.dateChain
+        case .url: return Self.urlChain
+        case .uuid: return Self.uuidChain
+        case .null: return Self.nullChain
         }
     }
+
+    private static let stringChain = ["NSMutableString", "NSString", "NSObject"]
+    private static let arrayChain = ["NSArray", "NSObject"]
+    private static let dictionaryChain = ["NSDictionary", "NSObject"]
+    private static let setChain = ["NSSet", "NSObject"]
+    private static let dataChain = ["NSMutableData", "NSData", "NSObject"]
+    private static let dateChain = ["NSDate", "NSObject"]
+    private static let urlChain = ["NSURL", "NSObject"]
+    private static let uuidChain = ["NSUUID", "NSObject"]
+    private static let nullChain = ["NSNull", "NSObject"]
 }
 
 /// A string key compared by exact Unicode scalars (as Core Foundation compares keys), never by

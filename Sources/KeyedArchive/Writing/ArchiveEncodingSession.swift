@@ -320,6 +320,7 @@ final class ArchiveEncodingSession {
     func classUID(chain: [String]) -> Int {
         // The first few chains are found by comparing (a collection's chain comes with every
         // NSArray or NSDictionary), the others by hashing.
+        for recent in state.pointee.recentChains where recent.chain.isSameStorage(as: chain) { return recent.uid }
         for recent in state.pointee.recentChains where recent.chain.isExactlyEqual(to: chain) { return recent.uid }
         let key = chain.map(ArchiveExactKey.init)
         if let known = state.pointee.classUIDs[key] { return known }
@@ -377,13 +378,14 @@ final class ArchiveEncodingSession {
     private func moveOpenFields(from first: Int) -> Range<Int> {
         let start = state.pointee.table.fieldKeys.count
         let end = state.pointee.openCount
-        // Through buffers: appending an array slice goes through the generic sequence path
-        // (an iterator call per element); a buffer of a trivial type is one copy.
-        state.pointee.openKeys.withUnsafeBufferPointer { open in
-            state.pointee.table.fieldKeys.append(contentsOf: UnsafeBufferPointer(rebasing: open[first..<end]))
-        }
-        state.pointee.openValues.withUnsafeBufferPointer { open in
-            state.pointee.table.fieldValues.append(contentsOf: UnsafeBufferPointer(rebasing: open[first..<end]))
+        // Element by element: an object has a few fields, and `append(contentsOf:)` costs more
+        // in setting up than it saves in copying (a slice goes through the generic sequence
+        // path, an iterator call per element).
+        var position = first
+        while position < end {
+            state.pointee.table.fieldKeys.append(state.pointee.openKeys[position])
+            state.pointee.table.fieldValues.append(state.pointee.openValues[position])
+            position &+= 1
         }
         state.pointee.openCount = first
         return start..<state.pointee.table.fieldKeys.count
