@@ -6,9 +6,9 @@ final class ArchiveEncodingSession {
     struct Frame {
         /// UID of the object, or -1 for `$top`.
         let uid: Int
-        /// Where the object's fields start in `openKeys`/`openValues`: an object's fields are
-        /// always the top of those lists while it is being encoded (an inner object's are
-        /// moved to the table when it ends).
+        /// Where the object's fields start in `openFields`: an object's fields are always the
+        /// top of that list while it is being encoded (an inner object's are moved to the table
+        /// when it ends).
         let firstField: Int
         var unkeyedCount = 0
     }
@@ -21,12 +21,16 @@ final class ArchiveEncodingSession {
     /// encode. The session is confined to one archiver on one thread.
     private struct State {
         var frames: [Frame] = [Frame(uid: -1, firstField: 0)]
+        /// The innermost frame and its object's UID, the only ones an encoder may write to;
+        /// -1 once the encoding failed or finished. Kept apart from `frames` so that the check
+        /// every field makes is two comparisons.
+        var activeFrame = 0
+        var activeOwner = -1
         /// The fields of the objects being encoded, innermost last. They are moved to the
         /// table's flat field lists when their object ends, so that no object has lists of its own.
-        /// Only the first `openCount` entries are open fields: the lists never shrink (the
+        /// Only the first `openCount` entries are open fields: the list never shrinks (the
         /// generic `removeLast(_:)` cost more than the move itself), later fields overwrite.
-        var openKeys: [Int32] = []
-        var openValues: [ArchiveObjectTable.FieldValue] = []
+        var openFields: [(key: Int32, value: ArchiveObjectTable.FieldValue)] = []
         var openCount = 0
         /// The elements of the reference lists being encoded, innermost last (an element's
         /// object may encode lists of its own); the first `openListCount` are open.
@@ -70,7 +74,10 @@ final class ArchiveEncodingSession {
     }
     var failed: Bool {
         get { state.pointee.failed }
-        set { state.pointee.failed = newValue }
+        set {
+            state.pointee.failed = newValue
+            if newValue { state.pointee.activeFrame = -1 }
+        }
     }
 
     init(registry: ArchiveRegistry, options: ArchiveWritingOptions) {
@@ -97,6 +104,8 @@ final class ArchiveEncodingSession {
     ///   encoder kept past its `encode(to:)` call must not write into a later object that happens
     ///   to sit at the same depth.
     func checkUsable(frame index: Int, owner: Int) throws(ArchiveError) {
+        // The common case, two comparisons: a failed or finished encoding has no active frame.
+        if index == state.pointee.activeFrame && owner == state.pointee.activeOwner { return }
         guard !state.pointee.failed, !state.pointee.finished else {
             throw error(.invalidState, state.pointee.finished ? "the archive was already finished" : "an earlier error ended this encoding")
         }
@@ -123,7 +132,7 @@ final class ArchiveEncodingSession {
             return Int32(truncatingIfNeeded: known)
         }
         guard let number = Int32(exactly: next) else {
-            state.pointee.failed = true
+            failed = true
             throw error(.invalidState, "more than \(Int32.max) distinct keys in one archive")
         }
         state.pointee.table.keyTexts.append(storedKey)
@@ -142,8 +151,8 @@ final class ArchiveEncodingSession {
         var position = count
         while position > first {
             position &-= 1
-            if state.pointee.openKeys[position] == key {
-                state.pointee.openValues[position] = value
+            if state.pointee.openFields[position].key == key {
+                state.pointee.openFields[position].value = value
                 // The last value set wins, as in Apple's archiver: a conditional reference this
                 // key held before must not be patched back in at the end.
                 if !state.pointee.pendingConditionals.isEmpty {
@@ -153,12 +162,10 @@ final class ArchiveEncodingSession {
                 return
             }
         }
-        if count < state.pointee.openKeys.count {
-            state.pointee.openKeys[count] = key
-            state.pointee.openValues[count] = value
+        if count < state.pointee.openFields.count {
+            state.pointee.openFields[count] = (key, value)
         } else {
-            state.pointee.openKeys.append(key)
-            state.pointee.openValues.append(value)
+            state.pointee.openFields.append((key, value))
         }
         state.pointee.openCount = count &+ 1
     }
@@ -209,7 +216,7 @@ final class ArchiveEncodingSession {
             state.pointee.path.removeLast()
             return result
         } catch {
-            state.pointee.failed = true
+            failed = true
             throw error
         }
     }
@@ -294,7 +301,7 @@ final class ArchiveEncodingSession {
         case .bool: reference = encodeNumber(value)
         case .data(let bytes): reference = encodeData(bytes)
         default:
-            state.pointee.failed = true
+            failed = true
             throw error(.invalidState, "a \(value.kindName) cannot stand as a plain object of its own")
         }
         state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] = Int(reference.uid.value)
@@ -338,7 +345,7 @@ final class ArchiveEncodingSession {
     func encodeInstance(chain: [String], identity: AnyObject?, identityIsNew: Bool = false, type: ObjectIdentifier? = nil,
                         body: (KeyedArchiveEncoder) throws -> Void) throws(ArchiveError) -> ArchiveReference {
         guard state.pointee.frames.count <= options.maximumDepth else {
-            state.pointee.failed = true
+            failed = true
             throw error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth) while encoding")
         }
         if !identityIsNew, let identity, let known = state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] {
@@ -352,18 +359,23 @@ final class ArchiveEncodingSession {
         }
         let typePosition = type.map(modelTypePosition) ?? -1
         state.pointee.frames.append(Frame(uid: uid, firstField: state.pointee.openCount))
+        state.pointee.activeFrame = state.pointee.frames.count - 1
+        state.pointee.activeOwner = uid
         let encoder = KeyedArchiveEncoder(session: self, frame: state.pointee.frames.count - 1, owner: uid)
         do {
             try body(encoder)
         } catch let failure as ArchiveError {
-            state.pointee.failed = true
+            failed = true
             throw failure
         } catch {
-            state.pointee.failed = true
+            failed = true
             throw ArchiveError(.modelError, "encode(to:) of \(chain.first ?? "?") threw: \(error)", keyPath: keyPath,
                                uid: PropertyListUID(UInt64(uid)), classChain: chain, underlyingDescription: "\(error)")
         }
         let finished = state.pointee.frames.removeLast()
+        // A failure inside `body` threw above, so the encoding is still usable here.
+        state.pointee.activeFrame = state.pointee.frames.count - 1
+        state.pointee.activeOwner = state.pointee.frames[state.pointee.activeFrame].uid
         var classUID = typePosition >= 0 ? state.pointee.modelTypes[typePosition].classUID : -1
         if classUID < 0 {
             classUID = self.classUID(chain: chain)
@@ -383,8 +395,9 @@ final class ArchiveEncodingSession {
         // path, an iterator call per element).
         var position = first
         while position < end {
-            state.pointee.table.fieldKeys.append(state.pointee.openKeys[position])
-            state.pointee.table.fieldValues.append(state.pointee.openValues[position])
+            let field = state.pointee.openFields[position]
+            state.pointee.table.fieldKeys.append(field.key)
+            state.pointee.table.fieldValues.append(field.value)
             position &+= 1
         }
         state.pointee.openCount = first
@@ -437,7 +450,7 @@ final class ArchiveEncodingSession {
             chain = state.pointee.modelTypes[position].chain
         } else {
             guard let entry = registry.entry(forType: dynamicType) else {
-                state.pointee.failed = true
+                failed = true
                 throw error(.typeNotRegistered, "\(dynamicType) is not registered in the archive registry")
             }
             chain = registry.classChain(of: entry)
@@ -487,14 +500,14 @@ final class ArchiveEncodingSession {
         }
         // Every object ended without an error, so only `$top`'s fields are open.
         let topCount = state.pointee.openCount
-        let topKeys = Array(state.pointee.openKeys[..<topCount])
-        state.pointee.table.topValues = state.pointee.openValues[..<topCount].map { state.pointee.table.propertyListValue($0) }
-        state.pointee.openKeys.removeAll()
-        state.pointee.openValues.removeAll()
+        let topKeys = state.pointee.openFields[..<topCount].map(\.key)
+        state.pointee.table.topValues = state.pointee.openFields[..<topCount].map { state.pointee.table.propertyListValue($0.value) }
+        state.pointee.openFields.removeAll()
         state.pointee.openCount = 0
         resolveConditionals(topKeys: topKeys)
         state.pointee.table.topKeys = topKeys.map { state.pointee.table.keyTexts[Int($0)] }
         state.pointee.finished = true
+        state.pointee.activeFrame = -1
         state.pointee.retained.removeAll()
         return state.pointee.table
     }
