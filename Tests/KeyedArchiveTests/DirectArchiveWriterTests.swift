@@ -115,6 +115,39 @@ import Testing
         try Self.expectSameBytes(seed: UInt64(objects), objects: objects)
     }
 
+    /// An `$objects` string equal to another string of the document — a superclass name, a
+    /// `$top` key, a field key, a string inside an inline value, an inline dictionary's key, a
+    /// fixed string — is one object with it, as Core Foundation's writer makes it. (The direct
+    /// writer skips the lookup of strings that cannot equal any of those; each string here has a
+    /// length and first and last bytes that nothing else in the document has, so only its own
+    /// kind of string can send it to the lookup.)
+    @Test func entryStringsEqualToOtherStringsAreOneObject() throws {
+        let shared = ["Qx-base-7", "Top~key", "Vv%inline", "Dk#key", "Fk^9", "NSKeyedArchiver", "$null", "$classname", "$top"]
+        func archiver() throws -> KeyedArchiver {
+            let leaf = ArchiveGenericObject(classes: ["Leaf", "Qx-base-7"])
+            for (index, text) in shared.enumerated() { leaf.fields.append(("v\(index)", .object(ArchiveSharedValue(.string(text))))) }
+            var table = PropertyListDictionary()
+            table.append(key: "Dk#key", value: .bool(true))
+            leaf.fields.append(("inline", .inline(.string("Vv%inline"))))
+            leaf.fields.append(("table", .inline(.dictionary(table))))
+            leaf.fields.append(("Fk^9", .inline(.integer(PropertyListInteger(Int64(9))))))
+            let archiver = KeyedArchiver(registry: ArchiveRegistry())
+            try archiver.encode(leaf, forKey: "root")
+            try archiver.encode(ArchiveSharedValue(.integer(PropertyListInteger(Int64(1)))), forKey: "Top~key")
+            return archiver
+        }
+        let viaTree = try BinaryPropertyListWriter().write(try archiver().finishPropertyList())
+        let direct = try archiver().finish(format: .binary)
+        #expect(direct == viaTree)
+        // Independently of both writers: an ASCII string object holds its bytes as they are, so
+        // each of these texts occurs in the file exactly once.
+        for text in shared where text.utf8.first != UInt8(ascii: "$") {
+            let needle = Array(text.utf8)
+            let occurrences = (0...(direct.count - needle.count)).filter { Array(direct[$0..<($0 + needle.count)]) == needle }.count
+            #expect(occurrences == 1, "\(text) is written \(occurrences) times")
+        }
+    }
+
     @Test func fleetArchive() throws {
         let pilots = Fleet.makePilots()
         let viaTree: [UInt8] = try {

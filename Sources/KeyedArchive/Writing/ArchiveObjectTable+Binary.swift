@@ -85,8 +85,30 @@ extension ArchiveObjectTable {
         return top.number
     }
 
+    /// Every string of the document other than the `$objects` strings: what one of those may equal.
+    private func stringsBesideEntries() -> StringCollisionFilter {
+        var filter = StringCollisionFilter()
+        for key in Self.rootKeyOrder(.current) { filter.insert(key) }
+        for fixed in [ArchiveKeys.archiverName, ArchiveKeys.null, ArchiveKeys.classKey, ArchiveKeys.className, ArchiveKeys.classes] {
+            filter.insert(fixed)
+        }
+        // Every stored key, `$top`'s included, is numbered in `keyTexts`.
+        for key in keyTexts { filter.insert(key) }
+        for value in topValues { filter.insertStrings(of: value) }
+        for value in otherFieldValues { filter.insertStrings(of: value) }
+        for entry in entries {
+            guard case .classDescriptor(let name, let classes) = entry else { continue }
+            filter.insert(name)
+            for className in classes { filter.insert(className) }
+        }
+        return filter
+    }
+
     private func writeObjects(into builder: inout BinaryPropertyListBuilder) throws(PropertyListError) -> Int {
         let cache = OrderCache()
+        // With the `$objects` strings distinct, one that equals no other string of the document
+        // is written without the writer's lookup (a hash of its text and a table insertion).
+        let others = entryStringsAreDistinct ? stringsBesideEntries() : nil
         // Objects of one class nearly always repeat one of a few key lists: their keys are
         // appended by object number, without looking the strings up again.
         var layouts = InstanceLayoutCache<(order: [Int], keyNumbers: [Int])>(classCount: entries.count)
@@ -95,7 +117,12 @@ extension ArchiveObjectTable {
             let number: Int
             switch entry {
             case .null, .reserved: number = try builder.addString(ArchiveKeys.null)
-            case .string(let string): number = try builder.addString(string)
+            case .string(let string):
+                if let others, !others.mayContain(string) {
+                    number = try builder.addUniqueString(string)
+                } else {
+                    number = try builder.addString(string)
+                }
             case .integer(let integer): number = try builder.addInteger(integer)
             case .real(let real): number = try builder.addReal(real)
             case .bool(let flag): number = try builder.addBool(flag)

@@ -48,6 +48,10 @@ struct ArchiveObjectTable {
     var otherFieldValues: [PropertyListValue] = []
     /// The elements of every `.uidList` field, list after list.
     var listUIDs: [PropertyListUID] = []
+    /// Whether no two `.string` entries are equal (the archiver shares strings by value), so
+    /// that the binary writer need only look up those that may equal another string of the
+    /// document: a key, a class name, a fixed string or a string inside an inline value.
+    var entryStringsAreDistinct = false
     var topKeys: [String] = []
     var topValues: [PropertyListValue] = []
 

@@ -230,6 +230,15 @@ public struct BinaryPropertyListBuilder: ~Copyable {
 
     static let stringCacheSize = 4096
 
+    /// Writes a string object without looking it up or remembering it, for a caller that knows
+    /// no equal string has been or will be added to this document (Core Foundation's writer
+    /// would have made it one object).
+    public mutating func addUniqueString(_ string: String) throws(PropertyListError) -> Int {
+        let number = try begin()
+        sink.appendString(string)
+        return number
+    }
+
     public mutating func addInteger(_ integer: PropertyListInteger) throws(PropertyListError) -> Int {
         if let existing = integers.existingOrInsert(integer, number: offsets.count) { return existing }
         let number = try begin()

@@ -1,0 +1,57 @@
+import PropertyList
+
+/// Which strings may equal a member of a small set: bit sets of the members' UTF-8 lengths and
+/// of their first and last bytes. A string whose length, first byte or last byte no member has
+/// equals no member; any other string may.
+///
+/// The binary writer uses it to skip looking up `$objects` strings that the archiver has already
+/// made distinct: such a string can only meet an equal one among the keys, class names, fixed
+/// strings and strings inside inline values, and names, serial numbers and notes rarely share
+/// a length, a first and a last byte with all of those at once.
+struct StringCollisionFilter {
+    private var lengths: UInt64 = 0
+    private var firstBytes = SIMD4<UInt64>(repeating: 0)
+    private var lastBytes = SIMD4<UInt64>(repeating: 0)
+
+    /// The length's bit (63 for 63 bytes or more) and the first and last bytes; an empty string
+    /// is length 0 with both bytes 0, for members and candidates alike.
+    @inline(__always)
+    private static func shape(_ string: String) -> (length: Int, first: UInt8, last: UInt8) {
+        var copy = string
+        return copy.withUTF8 { bytes in
+            guard let first = bytes.first, let last = bytes.last else { return (0, 0, 0) }
+            return (min(bytes.count, 63), first, last)
+        }
+    }
+
+    mutating func insert(_ string: String) {
+        let shape = Self.shape(string)
+        lengths |= 1 &<< UInt64(shape.length)
+        firstBytes[Int(shape.first >> 6)] |= 1 &<< UInt64(shape.first & 63)
+        lastBytes[Int(shape.last >> 6)] |= 1 &<< UInt64(shape.last & 63)
+    }
+
+    /// Every string in `value`: strings, dictionary keys, and those inside containers.
+    mutating func insertStrings(of value: PropertyListValue) {
+        switch value {
+        case .string(let string): insert(string)
+        case .array(let elements), .set(let elements):
+            for element in elements { insertStrings(of: element) }
+        case .dictionary(let dictionary):
+            for entry in dictionary.entries {
+                insert(entry.key)
+                insertStrings(of: entry.value)
+            }
+        default: break
+        }
+    }
+
+    /// False only if `string` equals no member.
+    @inline(__always)
+    func mayContain(_ string: String) -> Bool {
+        let shape = Self.shape(string)
+        return lengths & (1 &<< UInt64(shape.length)) != 0
+            && firstBytes[Int(shape.first >> 6)] & (1 &<< UInt64(shape.first & 63)) != 0
+            && lastBytes[Int(shape.last >> 6)] & (1 &<< UInt64(shape.last & 63)) != 0
+    }
+}
