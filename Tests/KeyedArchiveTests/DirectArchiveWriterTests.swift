@@ -148,6 +148,32 @@ import Testing
         }
     }
 
+    /// The same for integers: an `$objects` number equal to `$version`, to an inline field, to an
+    /// integer inside an inline array or dictionary or to an inline `$top` field is one object
+    /// with it; a number in the 16-byte form stays apart from an equal one in the ordinary form.
+    @Test func entryIntegersEqualToOtherIntegersAreOneObject() throws {
+        let shared: [Int64] = [100_000, 77, 5551, 9191, 123_456, 7]
+        func archiver() throws -> KeyedArchiver {
+            let leaf = ArchiveGenericObject(classes: ["Leaf"])
+            for (index, value) in shared.enumerated() {
+                leaf.fields.append(("n\(index)", .object(ArchiveSharedValue(.integer(PropertyListInteger(value))))))
+            }
+            leaf.fields.append(("wide", .object(ArchiveSharedValue(.integer(PropertyListInteger(high: 0, low: 7, isStoredAs128Bit: true))))))
+            var table = PropertyListDictionary()
+            table.append(key: "k", value: .integer(PropertyListInteger(Int64(9191))))
+            leaf.fields.append(("inline", .inline(.integer(PropertyListInteger(Int64(77))))))
+            leaf.fields.append(("list", .inline(.array([.integer(PropertyListInteger(Int64(5551)))]))))
+            leaf.fields.append(("table", .inline(.dictionary(table))))
+            let archiver = KeyedArchiver(registry: ArchiveRegistry())
+            try archiver.encode(leaf, forKey: "root")
+            try archiver.topLevelEncoder.encodeRaw(.integer(PropertyListInteger(Int64(123_456))), forStoredKey: "count")
+            return archiver
+        }
+        let viaTree = try BinaryPropertyListWriter().write(try archiver().finishPropertyList())
+        let direct = try archiver().finish(format: .binary)
+        #expect(direct == viaTree)
+    }
+
     @Test func fleetArchive() throws {
         let pilots = Fleet.makePilots()
         let viaTree: [UInt8] = try {

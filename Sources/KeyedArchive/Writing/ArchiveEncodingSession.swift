@@ -506,9 +506,10 @@ final class ArchiveEncodingSession {
         state.pointee.openCount = 0
         resolveConditionals(topKeys: topKeys)
         state.pointee.table.topKeys = topKeys.map { state.pointee.table.keyTexts[Int($0)] }
-        // Every string entry went through `encodeString`'s by-value table. (That table stops
-        // remembering past 2³² strings; the writer refuses a document of that many objects.)
-        state.pointee.table.entryStringsAreDistinct = options.sharing == .byValue
+        // Every string entry went through `encodeString`'s by-value table and every integer
+        // entry through one of `encodeNumber`'s. (Those tables stop remembering past 2³²
+        // entries; the writer refuses a document of that many objects.)
+        state.pointee.table.entriesAreDistinctByValue = options.sharing == .byValue
         state.pointee.finished = true
         state.pointee.activeFrame = -1
         state.pointee.retained.removeAll()

@@ -104,11 +104,25 @@ extension ArchiveObjectTable {
         return filter
     }
 
+    /// Every integer of the document other than the `$objects` integers: what one of those may equal.
+    private func integersBesideEntries() -> IntegerCollisionFilter {
+        var filter = IntegerCollisionFilter()
+        filter.insert(low: UInt64(bitPattern: ArchiveKeys.formatVersion))
+        for field in fieldValues {
+            if case .integer(let integer) = field { filter.insert(low: UInt64(bitPattern: integer)) }
+        }
+        for value in topValues { filter.insertIntegers(of: value) }
+        for value in otherFieldValues { filter.insertIntegers(of: value) }
+        return filter
+    }
+
     private func writeObjects(into builder: inout BinaryPropertyListBuilder) throws(PropertyListError) -> Int {
         let cache = OrderCache()
-        // With the `$objects` strings distinct, one that equals no other string of the document
-        // is written without the writer's lookup (a hash of its text and a table insertion).
-        let others = entryStringsAreDistinct ? stringsBesideEntries() : nil
+        // With the `$objects` strings and integers distinct, one that equals no other string or
+        // integer of the document is written without the writer's lookup (a hash and a table
+        // insertion; at a million objects, tables of hundreds of thousands of entries).
+        let otherStrings = entriesAreDistinctByValue ? stringsBesideEntries() : nil
+        let otherIntegers = entriesAreDistinctByValue ? integersBesideEntries() : nil
         // Objects of one class nearly always repeat one of a few key lists: their keys are
         // appended by object number, without looking the strings up again.
         var layouts = InstanceLayoutCache<(order: [Int], keyNumbers: [Int])>(classCount: entries.count)
@@ -118,12 +132,17 @@ extension ArchiveObjectTable {
             switch entry {
             case .null, .reserved: number = try builder.addString(ArchiveKeys.null)
             case .string(let string):
-                if let others, !others.mayContain(string) {
+                if let otherStrings, !otherStrings.mayContain(string) {
                     number = try builder.addUniqueString(string)
                 } else {
                     number = try builder.addString(string)
                 }
-            case .integer(let integer): number = try builder.addInteger(integer)
+            case .integer(let integer):
+                if let otherIntegers, !otherIntegers.mayContain(low: integer.low) {
+                    number = try builder.addUniqueInteger(integer)
+                } else {
+                    number = try builder.addInteger(integer)
+                }
             case .real(let real): number = try builder.addReal(real)
             case .bool(let flag): number = try builder.addBool(flag)
             case .data(let bytes): number = try builder.addData(bytes)

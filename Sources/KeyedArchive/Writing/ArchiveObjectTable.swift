@@ -48,10 +48,11 @@ struct ArchiveObjectTable {
     var otherFieldValues: [PropertyListValue] = []
     /// The elements of every `.uidList` field, list after list.
     var listUIDs: [PropertyListUID] = []
-    /// Whether no two `.string` entries are equal (the archiver shares strings by value), so
-    /// that the binary writer need only look up those that may equal another string of the
-    /// document: a key, a class name, a fixed string or a string inside an inline value.
-    var entryStringsAreDistinct = false
+    /// Whether no two `.string` entries are equal, nor two `.integer` entries (the archiver
+    /// shares strings and numbers by value, an integer's form included), so that the binary writer need
+    /// only look up those that may equal another string or integer of the document: a key, a
+    /// class name, a fixed string, `$version` or a value inside a field.
+    var entriesAreDistinctByValue = false
     var topKeys: [String] = []
     var topValues: [PropertyListValue] = []
 

@@ -246,6 +246,14 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         return number
     }
 
+    /// Writes an integer object without looking it up or remembering it, for a caller that
+    /// knows no equal integer has been or will be added to this document.
+    public mutating func addUniqueInteger(_ integer: PropertyListInteger) throws(PropertyListError) -> Int {
+        let number = try begin()
+        sink.appendInteger(integer)
+        return number
+    }
+
     public mutating func addReal(_ real: PropertyListReal) throws(PropertyListError) -> Int {
         if let existing = reals.existingOrInsert(real, number: offsets.count) { return existing }
         let number = try begin()

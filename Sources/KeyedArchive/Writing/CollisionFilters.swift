@@ -55,3 +55,45 @@ struct StringCollisionFilter {
             && lastBytes[Int(shape.last >> 6)] & (1 &<< UInt64(shape.last & 63)) != 0
     }
 }
+
+/// Which integers may equal a member of a set: a Bloom filter of 2¹⁴ bits with two probes,
+/// keyed by the integer's low 64 bits (equal integers have equal low words). A false answer is
+/// certain; a true one may be wrong, and the caller then takes the general path.
+///
+/// The binary writer uses it like ``StringCollisionFilter``: an `$objects` integer, made
+/// distinct by the archiver, can only meet an equal one among the inline integers and `$version`.
+struct IntegerCollisionFilter {
+    private static let bitCount = 1 << 14
+    private var words = [UInt64](repeating: 0, count: IntegerCollisionFilter.bitCount / 64)
+
+    @inline(__always)
+    private static func probes(_ low: UInt64) -> (Int, Int) {
+        let hash = PropertyListHash.mix(low, seed: 0)
+        return (Int(truncatingIfNeeded: hash) & (bitCount - 1), Int(truncatingIfNeeded: hash >> 32) & (bitCount - 1))
+    }
+
+    mutating func insert(low: UInt64) {
+        let (first, second) = Self.probes(low)
+        words[first >> 6] |= 1 &<< UInt64(first & 63)
+        words[second >> 6] |= 1 &<< UInt64(second & 63)
+    }
+
+    /// Every integer in `value`, inside containers too.
+    mutating func insertIntegers(of value: PropertyListValue) {
+        switch value {
+        case .integer(let integer): insert(low: integer.low)
+        case .array(let elements), .set(let elements):
+            for element in elements { insertIntegers(of: element) }
+        case .dictionary(let dictionary):
+            for entry in dictionary.entries { insertIntegers(of: entry.value) }
+        default: break
+        }
+    }
+
+    /// False only if no member has these low 64 bits.
+    @inline(__always)
+    func mayContain(low: UInt64) -> Bool {
+        let (first, second) = Self.probes(low)
+        return words[first >> 6] & (1 &<< UInt64(first & 63)) != 0 && words[second >> 6] & (1 &<< UInt64(second & 63)) != 0
+    }
+}
