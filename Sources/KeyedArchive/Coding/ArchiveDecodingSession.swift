@@ -359,10 +359,10 @@ final class ArchiveDecodingSession {
             case let typed as T: return typed
             default: throw castFailure(object, to: T.self, uid: uid)
             }
-        case .value(let value):
-            switch value {
+        case .value(let box):
+            switch box.value {
             case let typed as T: return typed
-            default: throw castFailure(value, to: T.self, uid: uid)
+            default: throw castFailure(box.value, to: T.self, uid: uid)
             }
         }
     }

@@ -28,11 +28,22 @@ import PropertyList
 /// be extended with ``addAlias(_:for:)``.
 /// A model just made by a registered type. A class instance is kept as `AnyObject`, so that
 /// casting it to the type asked for is a class check; in an `Any` it would take the runtime's
-/// general cast (some 330 instructions) each time the model is handed out.
+/// general cast (some 330 instructions) each time the model is handed out. A struct model is
+/// boxed, so that both cases are one reference: copying the enum is then a retain, where an
+/// `Any` case made every copy and destruction a call through its type's value witnesses (about
+/// 90 instructions each, and a model is copied twice per reference to it).
 @usableFromInline
 enum ArchiveMadeModel {
     case object(AnyObject)
-    case value(Any)
+    case value(ArchiveModelBox)
+}
+
+/// A struct model's value, in ``ArchiveMadeModel``.
+@usableFromInline
+final class ArchiveModelBox {
+    @usableFromInline let value: Any
+
+    init(_ value: Any) { self.value = value }
 }
 
 public struct ArchiveRegistry: Sendable {
@@ -106,7 +117,7 @@ public struct ArchiveRegistry: Sendable {
             // A class instance is one reference: bit for bit the same as `AnyObject`.
             make = { decoder in .object(unsafeBitCast(try T(from: decoder), to: AnyObject.self)) }
         } else {
-            make = { decoder in .value(try T(from: decoder)) }
+            make = { decoder in .value(ArchiveModelBox(try T(from: decoder))) }
         }
         if let superclass, superclass is AnyClass || T.self is AnyClass {
             precondition(isSubclass(T.self, of: superclass), "\(T.self) is registered under \(superclass), but is not a subclass of it")
