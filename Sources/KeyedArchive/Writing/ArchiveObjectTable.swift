@@ -24,10 +24,11 @@ struct ArchiveObjectTable {
     var entries: [Entry] = [.null]
     /// Stored (escaped) keys by number.
     var keyTexts: [String] = []
-    /// A field's value as the table holds it. UIDs and ordinary integers, nearly every field of
-    /// an archive, are held in place; any other value is in `otherFieldValues`. A list of these
-    /// is of a trivial type, so storing, moving and freeing fields copies words, with no retain,
-    /// release or switch over `PropertyListValue`'s cases (those were a tenth of a fleet encode).
+    /// A field's value as the table holds it. UIDs and ordinary integers (nearly every field of
+    /// an archive), booleans and doubles are held in place, a list of references as a range of
+    /// `listUIDs`, any other value in `otherFieldValues`. A list of these is of a trivial type,
+    /// so storing, moving and freeing fields copies words, with no retain, release or switch over
+    /// `PropertyListValue`'s cases (those were a twentieth of a fleet encode).
     enum FieldValue {
         case uid(PropertyListUID)
         /// An integer in the ordinary (not 16-byte) form.
@@ -49,9 +50,9 @@ struct ArchiveObjectTable {
     /// The elements of every `.uidList` field, list after list.
     var listUIDs: [PropertyListUID] = []
     /// Whether no two `.string` entries are equal, nor two `.integer` entries (the archiver
-    /// shares strings and numbers by value, an integer's form included), so that the binary writer need
-    /// only look up those that may equal another string or integer of the document: a key, a
-    /// class name, a fixed string, `$version` or a value inside a field.
+    /// shares strings and numbers by value, an integer's form included), so that the binary
+    /// writer need only look up those that may equal another string or integer of the document:
+    /// a key, a class name, a fixed string, `$version` or a value inside a field.
     var entriesAreDistinctByValue = false
     var topKeys: [String] = []
     var topValues: [PropertyListValue] = []
@@ -60,8 +61,8 @@ struct ArchiveObjectTable {
     /// set once the object's `encodeWithCoder:` has returned). Only matters for keys that collide.
     static let classKeyIsInsertedLast = true
 
-    /// A field's value in the table's form; values other than UIDs and ordinary integers are
-    /// added to `otherFieldValues`.
+    /// A field's value in the table's form; a value that has no form of its own is added to
+    /// `otherFieldValues`.
     mutating func fieldValue(_ value: PropertyListValue) -> FieldValue {
         switch value {
         case .uid(let uid): return .uid(uid)

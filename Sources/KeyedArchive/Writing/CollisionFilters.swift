@@ -31,16 +31,25 @@ struct StringCollisionFilter {
         lastBytes[Int(shape.last >> 6)] |= 1 &<< UInt64(shape.last & 63)
     }
 
-    /// Every string in `value`: strings, dictionary keys, and those inside containers.
+    /// Every string in `value`: strings, dictionary keys, and those inside containers. Without
+    /// recursion: a value a later one replaced is never written, so the writer's depth limit has
+    /// not been applied to it.
     mutating func insertStrings(of value: PropertyListValue) {
         switch value {
         case .string(let string): insert(string)
-        case .array(let elements), .set(let elements):
-            for element in elements { insertStrings(of: element) }
-        case .dictionary(let dictionary):
-            for entry in dictionary.entries {
-                insert(entry.key)
-                insertStrings(of: entry.value)
+        case .array, .set, .dictionary:
+            var pending = [value]
+            while let next = pending.popLast() {
+                switch next {
+                case .string(let string): insert(string)
+                case .array(let elements), .set(let elements): pending.append(contentsOf: elements)
+                case .dictionary(let dictionary):
+                    for entry in dictionary.entries {
+                        insert(entry.key)
+                        pending.append(entry.value)
+                    }
+                default: break
+                }
             }
         default: break
         }
@@ -78,14 +87,20 @@ struct IntegerCollisionFilter {
         words[second >> 6] |= 1 &<< UInt64(second & 63)
     }
 
-    /// Every integer in `value`, inside containers too.
+    /// Every integer in `value`, inside containers too (without recursion, as for strings).
     mutating func insertIntegers(of value: PropertyListValue) {
         switch value {
         case .integer(let integer): insert(low: integer.low)
-        case .array(let elements), .set(let elements):
-            for element in elements { insertIntegers(of: element) }
-        case .dictionary(let dictionary):
-            for entry in dictionary.entries { insertIntegers(of: entry.value) }
+        case .array, .set, .dictionary:
+            var pending = [value]
+            while let next = pending.popLast() {
+                switch next {
+                case .integer(let integer): insert(low: integer.low)
+                case .array(let elements), .set(let elements): pending.append(contentsOf: elements)
+                case .dictionary(let dictionary): pending.append(contentsOf: dictionary.entries.map(\.value))
+                default: break
+                }
+            }
         default: break
         }
     }
