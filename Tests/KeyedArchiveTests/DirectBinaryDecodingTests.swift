@@ -423,3 +423,41 @@ extension DirectBinaryDecodingTests {
         #expect(AliasedBinaryPlist.storages(read) == 1)
     }
 }
+
+extension DirectBinaryDecodingTests {
+    /// A collection's references are read from the bytes as its elements are decoded: UID
+    /// objects of one and two bytes in one array, behind two-byte object references, in order;
+    /// and an element that is not a UID is named by the general path, in both formats.
+    @Test func collectionReferencesAreReadInPlace() throws {
+        let words = (0..<300).map { "word \($0)" }
+        var objects: [PropertyListValue] = ["$null", ["$class": SecurityPolicyTests.uid(2), "NS.objects": .array(words.indices.map { SecurityPolicyTests.uid(UInt64($0 + 3)) })],
+                                            SecurityPolicyTests.classDictionary(["NSArray", "NSObject"])]
+        objects += words.map { .string($0) }
+        let plist: PropertyListValue = ["$archiver": "NSKeyedArchiver", "$version": 100000, "$top": ["root": SecurityPolicyTests.uid(1)], "$objects": .array(objects)]
+        let binary = try BinaryPropertyListWriter().write(plist)
+        #expect(BinaryArchiveTable.read(binary, options: .default) != nil)
+        #expect(try KeyedUnarchiver.unarchive([String].self, from: binary, registry: ArchiveRegistry()) == words)
+
+        let notReferences: [(String, [PropertyListValue])] = [
+            ("NS.objects[1]", ["$null", ["$class": SecurityPolicyTests.uid(2), "NS.objects": [SecurityPolicyTests.uid(3), 7]],
+                               SecurityPolicyTests.classDictionary(["NSArray", "NSObject"]), "a"]),
+            ("NS.keys[1]", ["$null", ["$class": SecurityPolicyTests.uid(2), "NS.keys": [SecurityPolicyTests.uid(3), "b"], "NS.objects": [SecurityPolicyTests.uid(3), SecurityPolicyTests.uid(3)]],
+                            SecurityPolicyTests.classDictionary(["NSDictionary", "NSObject"]), "a"]),
+        ]
+        for (named, objects) in notReferences {
+            let plist: PropertyListValue = ["$archiver": "NSKeyedArchiver", "$version": 100000, "$top": ["root": SecurityPolicyTests.uid(1)], "$objects": .array(objects)]
+            for bytes in [try BinaryPropertyListWriter().write(plist), try XMLPropertyListWriter().write(plist)] {
+                let error = SecurityPolicyTests.error { () throws(ArchiveError) in
+                    if named.hasPrefix("NS.keys") {
+                        _ = try KeyedUnarchiver.unarchive([String: String].self, from: bytes, registry: ArchiveRegistry())
+                    } else {
+                        _ = try KeyedUnarchiver.unarchive([String].self, from: bytes, registry: ArchiveRegistry())
+                    }
+                }
+                #expect(error?.code == .typeMismatch)
+                #expect(error?.uid == PropertyListUID(1))
+                #expect(error?.message.hasPrefix("\(named) is a") == true, "\(error?.message ?? "no error")")
+            }
+        }
+    }
+}

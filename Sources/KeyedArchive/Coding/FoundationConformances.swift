@@ -203,7 +203,7 @@ public struct ArchiveNull: ArchiveObjectCodable, Hashable, Sendable {
 enum ArchiveArrayDecoding {
     /// The references in `NS.objects` of an `NSArray`/`NSSet`-shaped instance.
     @usableFromInline
-    static func elementReferences(_ instance: ArchiveInstanceView, key: String, uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> [ArchiveReference] {
+    static func elementReferences(_ instance: ArchiveInstanceView, key: String, uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> ArchiveReferenceList {
         if let references = instance.fields.references(forStoredKey: key) { return references }
         guard let value = instance.value(forStoredKey: key) else {
             throw session.error(.valueNotFound, "the collection has no \(key)", uid: uid)
@@ -219,7 +219,7 @@ enum ArchiveArrayDecoding {
             }
             references.append(ArchiveReference(uid: reference))
         }
-        return references
+        return ArchiveReferenceList(references)
     }
 
     @inlinable
@@ -232,7 +232,8 @@ enum ArchiveArrayDecoding {
         return try session.decodeContainer([T].self, uid: uid, count: references.count) { () throws(ArchiveError) in
             var result: [T] = []
             result.reserveCapacity(references.count)
-            for (position, reference) in references.enumerated() {
+            for position in 0..<references.count {
+                let reference = references[position]
                 guard !reference.isNull else {
                     throw session.error(.valueNotFound, "element \(position) is $null", uid: uid)
                 }
@@ -334,7 +335,7 @@ extension Dictionary: ArchiveObjectDecodable where Key: ArchiveObjectDecodable, 
         return try session.decodeContainer([Key: Value].self, uid: uid, count: keys.count) { () throws(ArchiveError) in
             // Sized when made: reserving on an empty dictionary allocates, then moves to a second storage.
             var result = [Key: Value](minimumCapacity: keys.count)
-            for position in keys.indices {
+            for position in 0..<keys.count {
                 let key = try session.withPath(.index(position)) { () throws(ArchiveError) in
                     try decoder.decode(Key.self, reference: keys[position])
                 }

@@ -182,15 +182,16 @@ struct ArchiveFields {
         }
     }
 
-    /// The references of an array of UIDs under a stored key, read without making the array's
-    /// values; nil when absent, anything else, or already made (the caller then reads the value).
-    func references(forStoredKey storedKey: String) -> [ArchiveReference]? {
+    /// The references of an array of UIDs under a stored key, read from the bytes as they are
+    /// used; nil when absent, anything else, or already made (the caller then reads the value).
+    func references(forStoredKey storedKey: String) -> ArchiveReferenceList? {
         switch storage {
         case .tree:
             // The value is already made: the caller's general path reads it.
             return nil
         case .binary(let table, let dictionary):
-            return table.references(storedKey, inDictionary: dictionary)
+            guard let (payload, count) = table.referenceArray(storedKey, inDictionary: dictionary) else { return nil }
+            return ArchiveReferenceList(table: table, payload: payload, count: count)
         }
     }
 
@@ -223,5 +224,37 @@ struct ArchiveFields {
             // The binary table admits only objects whose keys are all distinct.
             return nil
         }
+    }
+}
+
+/// The references of a collection (`NS.objects`, `NS.keys`). From a binary table they are read
+/// from the bytes when asked for, so that decoding a collection allocates no list of them.
+@usableFromInline
+struct ArchiveReferenceList {
+    private let array: [ArchiveReference]
+    private let table: BinaryArchiveTable?
+    private let payload: Int
+    @usableFromInline let count: Int
+
+    init(_ array: [ArchiveReference]) {
+        self.array = array
+        table = nil
+        payload = 0
+        count = array.count
+    }
+
+    /// An array whose elements `table.referenceArray` checked to be UIDs.
+    init(table: BinaryArchiveTable, payload: Int, count: Int) {
+        array = []
+        self.table = table
+        self.payload = payload
+        self.count = count
+    }
+
+    @usableFromInline
+    subscript(position: Int) -> ArchiveReference {
+        assert(position >= 0 && position < count)
+        if let table { return table.reference(inArrayAt: payload, position: position) }
+        return array[position]
     }
 }

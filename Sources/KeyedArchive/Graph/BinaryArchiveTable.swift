@@ -142,27 +142,33 @@ final class BinaryArchiveTable {
         return value(ofObject: valueObject)
     }
 
-    /// The references of an array of UIDs stored under `storedKey`, read without building the
-    /// array's values; nil when the field is absent or anything but such an array.
-    func references(_ storedKey: String, inDictionary object: FieldDictionary) -> [ArchiveReference]? {
+    /// The array of UIDs stored under `storedKey`, every element checked to be a UID: where
+    /// its references start and how many there are, for ``reference(inArrayAt:position:)``.
+    /// Nil when the field is absent or anything but such an array. Nothing is allocated: a
+    /// collection's elements are read from the bytes as they are decoded.
+    func referenceArray(_ storedKey: String, inDictionary object: FieldDictionary) -> (payload: Int, count: Int)? {
         guard let arrayObject = fieldObject(storedKey, inDictionary: object) else { return nil }
-        return bytes.withUnsafeBytes { raw -> [ArchiveReference]? in
-            objectOffsets.withUnsafeBufferPointer { offsets -> [ArchiveReference]? in
+        return bytes.withUnsafeBytes { raw -> (payload: Int, count: Int)? in
+            objectOffsets.withUnsafeBufferPointer { offsets -> (payload: Int, count: Int)? in
                 let header = Self.header(raw, at: Int(offsets[arrayObject]))
                 guard header.marker >> 4 == 0xA else { return nil }
-                var references: [ArchiveReference] = []
-                references.reserveCapacity(header.count)
                 var position = header.payload
                 for _ in 0..<header.count {
-                    let offset = Int(offsets[Self.load(raw, at: position, width: referenceSize)])
-                    let marker = raw[offset]
-                    guard marker >> 4 == 0x8 else { return nil }
-                    let uid = UInt64(truncatingIfNeeded: Self.load(raw, at: offset &+ 1, width: Int(marker & 0x0F) &+ 1))
-                    references.append(ArchiveReference(uid: PropertyListUID(uid)))
+                    guard raw[Int(offsets[Self.load(raw, at: position, width: referenceSize)])] >> 4 == 0x8 else { return nil }
                     position &+= referenceSize
                 }
-                return references
+                return (header.payload, header.count)
             }
+        }
+    }
+
+    /// The reference at `position` of an array that ``referenceArray(_:inDictionary:)`` checked.
+    func reference(inArrayAt payload: Int, position: Int) -> ArchiveReference {
+        bytes.withUnsafeBytes { raw in
+            let object = Self.load(raw, at: payload &+ position &* referenceSize, width: referenceSize)
+            let offset = Int(objectOffsets[object])
+            let width = Int(raw[offset] & 0x0F) &+ 1
+            return ArchiveReference(uid: PropertyListUID(UInt64(truncatingIfNeeded: Self.load(raw, at: offset &+ 1, width: width))))
         }
     }
 
