@@ -428,7 +428,7 @@ struct BinaryArchiveValidator {
         }
         var result = kind.rawValue &+ 1
         if kind == .string || kind == .data {
-            if let length = utf8Length(object), length <= options.maximumValueByteCount {} else { result |= Self.tooLong }
+            if let length = Self.utf8Length(object, raw: raw, offsets: offsets), length <= options.maximumValueByteCount {} else { result |= Self.tooLong }
         }
         memo[object].scalar = result
         return kind
@@ -540,8 +540,10 @@ struct BinaryArchiveValidator {
     }
 
     /// The UTF-8 length of a checked string or data object (data: its byte count).
-    private func utf8Length(_ object: Int) -> Int? {
-        let header = header(at: Int(offsets[object]))
+    /// Static, with what it reads passed in: called from a `mutating` method, an instance
+    /// method on this 328-byte struct was given a copy of it, one `memcpy` per string.
+    private static func utf8Length(_ object: Int, raw: UnsafeRawBufferPointer, offsets: UnsafeMutableBufferPointer<UInt32>) -> Int? {
+        let header = BinaryArchiveTable.header(raw, at: Int(offsets[object]))
         guard header.marker >> 4 == 0x6 else { return header.count }
         return Self.utf16ToUTF8Length(UnsafeRawBufferPointer(rebasing: raw[header.payload..<(header.payload &+ header.count &* 2)]))
     }
