@@ -81,6 +81,11 @@ print(json.dumps({'instances': out, 'strings': [o for o in objects if isinstance
 
     /// plistlib's reading of `bytes`, or nil when no Python is installed.
     static func plistlibView(_ bytes: [UInt8]) throws -> [String: Any]? {
+        try pythonJSON(script: script, on: bytes).map { $0 as? [String: Any] } ?? nil
+    }
+
+    /// What `script` prints as JSON when run on a file of `bytes`, or nil when no Python is installed.
+    static func pythonJSON(script: String, on bytes: [UInt8]) throws -> Any? {
         guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             return nil
         }
@@ -101,7 +106,7 @@ print(json.dumps({'instances': out, 'strings': [o for o in objects if isinstance
         try process.run()
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return try JSONSerialization.jsonObject(with: output) as? [String: Any]
+        return try JSONSerialization.jsonObject(with: output)
     }
 
     /// Keys longer than a small string, made anew for every field and freed right after it (so
@@ -418,25 +423,8 @@ print(json.dumps(res(p['$top']['root'])))
         #expect(instance.storage.count == 10)
 
         // Python's plistlib, reading the bytes on its own.
-        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return }
-        let directory = FileManager.default.temporaryDirectory
-        let archiveURL = directory.appendingPathComponent("keyedarchive-shelf-\(UUID().uuidString).plist")
-        let scriptURL = directory.appendingPathComponent("keyedarchive-shelf-\(UUID().uuidString).py")
-        try Data(bytes).write(to: archiveURL)
-        try Data(Self.resolvingScript.utf8).write(to: scriptURL)
-        defer {
-            try? FileManager.default.removeItem(at: archiveURL)
-            try? FileManager.default.removeItem(at: scriptURL)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [scriptURL.path, archiveURL.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let fields = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+        guard let view = try Self.pythonJSON(script: Self.resolvingScript, on: bytes) else { return }
+        let fields = try #require(view as? [String: Any])
         #expect(fields["rows"] as? [[String]] == Shelf.rows)
         #expect(fields["names"] as? [String] == ["kept"])
         #expect(fields["min"] as? String == String(Int64.min))
