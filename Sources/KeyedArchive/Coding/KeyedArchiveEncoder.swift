@@ -28,10 +28,12 @@ public struct KeyedArchiveEncoder {
         session.setField(propertyList: value, key: try session.fieldKey(key), frame: frame)
     }
 
-    private func set(_ value: Int64, forKey key: String) throws(ArchiveError) {
+    private func set(field value: ArchiveObjectTable.FieldValue, forKey key: String) throws(ArchiveError) {
         try session.checkUsable(frame: frame, owner: owner)
-        session.setField(.integer(value), key: try session.fieldKey(key), frame: frame)
+        session.setField(value, key: try session.fieldKey(key), frame: frame)
     }
+
+    private func set(_ value: Int64, forKey key: String) throws(ArchiveError) { try set(field: .integer(value), forKey: key) }
 
     // MARK: Inline scalars
 
@@ -89,8 +91,7 @@ public struct KeyedArchiveEncoder {
     /// Encodes an optional object; nil is stored as a reference to `$null`, as Apple does.
     public func encode<T: ArchiveObjectEncodable>(_ value: T?, forKey key: String) throws(ArchiveError) {
         guard let value else {
-            try session.checkUsable(frame: frame, owner: owner)
-            session.setField(.uid(PropertyListUID(0)), key: try session.fieldKey(key), frame: frame)
+            try set(field: .uid(PropertyListUID(0)), forKey: key)
             return
         }
         try encode(value, forKey: key)

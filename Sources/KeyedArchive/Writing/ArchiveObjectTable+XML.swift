@@ -70,6 +70,8 @@ extension ArchiveObjectTable {
                     if position == fields.count {
                         try builder.add(.uid(PropertyListUID(UInt64(classUID))), depth: 3)
                     } else {
+                        // Each case spelled out rather than through `propertyListValue(_:)`: with
+                        // the case known, `add` folds its own switch away (0.85 % of an XML encode).
                         switch fieldValues[fields.lowerBound + position] {
                         case .uid(let uid): try builder.add(.uid(uid), depth: 3)
                         case .integer(let integer): try builder.add(.integer(PropertyListInteger(integer)), depth: 3)

@@ -31,28 +31,9 @@ struct StringCollisionFilter {
         lastBytes[Int(shape.last >> 6)] |= 1 &<< UInt64(shape.last & 63)
     }
 
-    /// Every string in `value`: strings, dictionary keys, and those inside containers. Without
-    /// recursion: a value a later one replaced is never written, so the writer's depth limit has
-    /// not been applied to it.
+    /// Every string in `value`: strings, dictionary keys, and those inside containers.
     mutating func insertStrings(of value: PropertyListValue) {
-        switch value {
-        case .string(let string): insert(string)
-        case .array, .set, .dictionary:
-            var pending = [value]
-            while let next = pending.popLast() {
-                switch next {
-                case .string(let string): insert(string)
-                case .array(let elements), .set(let elements): pending.append(contentsOf: elements)
-                case .dictionary(let dictionary):
-                    for entry in dictionary.entries {
-                        insert(entry.key)
-                        pending.append(entry.value)
-                    }
-                default: break
-                }
-            }
-        default: break
-        }
+        forEachNestedValue(in: value, key: { insert($0) }) { if case .string(let string) = $0 { insert(string) } }
     }
 
     /// False only if `string` equals no member.
@@ -87,22 +68,9 @@ struct IntegerCollisionFilter {
         words[second >> 6] |= 1 &<< UInt64(second & 63)
     }
 
-    /// Every integer in `value`, inside containers too (without recursion, as for strings).
+    /// Every integer in `value`, inside containers too.
     mutating func insertIntegers(of value: PropertyListValue) {
-        switch value {
-        case .integer(let integer): insert(low: integer.low)
-        case .array, .set, .dictionary:
-            var pending = [value]
-            while let next = pending.popLast() {
-                switch next {
-                case .integer(let integer): insert(low: integer.low)
-                case .array(let elements), .set(let elements): pending.append(contentsOf: elements)
-                case .dictionary(let dictionary): pending.append(contentsOf: dictionary.entries.map(\.value))
-                default: break
-                }
-            }
-        default: break
-        }
+        forEachNestedValue(in: value) { if case .integer(let integer) = $0 { insert(low: integer.low) } }
     }
 
     /// False only if no member has these low 64 bits.
@@ -110,5 +78,28 @@ struct IntegerCollisionFilter {
     func mayContain(low: UInt64) -> Bool {
         let (first, second) = Self.probes(low)
         return words[first >> 6] & (1 &<< UInt64(first & 63)) != 0 && words[second >> 6] & (1 &<< UInt64(second & 63)) != 0
+    }
+}
+
+/// `value` and every value inside it, at any depth, and every dictionary key, to `key`. Without
+/// recursion: a field value a later one replaced is never written, so the writer's depth limit
+/// has not been applied to it. A value that is not a container costs no allocation.
+private func forEachNestedValue(in value: PropertyListValue, key: (String) -> Void = { _ in },
+                                _ visit: (PropertyListValue) -> Void) {
+    switch value {
+    case .array, .set, .dictionary: break
+    default: return visit(value)
+    }
+    var pending = [value]
+    while let next = pending.popLast() {
+        switch next {
+        case .array(let elements), .set(let elements): pending.append(contentsOf: elements)
+        case .dictionary(let dictionary):
+            for entry in dictionary.entries {
+                key(entry.key)
+                pending.append(entry.value)
+            }
+        default: visit(next)
+        }
     }
 }
