@@ -75,8 +75,9 @@ extension BinaryPropertyListParser {
 
         // 0 = unvisited, 1 = on the current path, 2 = finished.
         var state = [UInt8](repeating: 0, count: count)
-        // Tree sizes saturate at UInt32.max, far above any allowed budget.
-        var expanded = [UInt32](repeating: 0, count: count)
+        // Tree sizes in full: the budget is the caller's option, and any width narrower than
+        // it would let a size that saturated pass a larger budget.
+        var expanded = [Int](repeating: 0, count: count)
         var values = [PropertyListValue](repeating: .bool(false), count: count)
 
         @inline(__always)
@@ -137,7 +138,8 @@ extension BinaryPropertyListParser {
                 expanded[child] = 1
             }
             if descended { continue }
-            // Every child is finished: build this container from its children's values.
+            // Every child is finished: build this container from its children's values. Its
+            // references are read again unchecked: the loop above checked each against the count.
             var total = 1
             switch frame.marker >> 4 {
             case 0xD:
@@ -152,8 +154,10 @@ extension BinaryPropertyListParser {
                         throw error(.nonStringKey, "object \(frame.node): dictionary key (object \(key)) is not a string", at: keyPosition)
                     }
                     entries.append(PropertyListDictionary.Entry(key: keyString, value: values[member]))
-                    let (sum, overflow) = total.addingReportingOverflow(Int(expanded[member]) &+ 1)
-                    total = overflow ? Int.max : sum
+                    // The key counts as a value too. Sizes saturate at Int.max, so add in two checked steps.
+                    let (withValue, overflow) = total.addingReportingOverflow(expanded[member])
+                    let (sum, keyOverflow) = withValue.addingReportingOverflow(1)
+                    total = overflow || keyOverflow ? Int.max : sum
                     keyPosition &+= objectRefSize
                     valuePosition &+= objectRefSize
                 }
@@ -165,7 +169,7 @@ extension BinaryPropertyListParser {
                 for _ in 0..<frame.count {
                     let element = reference(at: position)
                     elements.append(values[element])
-                    let (sum, overflow) = total.addingReportingOverflow(Int(expanded[element]))
+                    let (sum, overflow) = total.addingReportingOverflow(expanded[element])
                     total = overflow ? Int.max : sum
                     position &+= objectRefSize
                 }
@@ -174,7 +178,7 @@ extension BinaryPropertyListParser {
             guard total <= options.maximumExpandedValueCount else {
                 throw error(.sizeLimitExceeded, "object \(frame.node) expands to more than \(options.maximumExpandedValueCount) values (shared containers referenced repeatedly)", at: frame.offset)
             }
-            expanded[frame.node] = UInt32(clamping: total)
+            expanded[frame.node] = total
             state[frame.node] = 2
             stack.removeLast()
         }
