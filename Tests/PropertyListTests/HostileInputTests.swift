@@ -612,12 +612,12 @@ extension HostileFuzzFindingTests {
             (-1e-10, "<date>2000-12-31T23:59:59Z</date>", -1),
             (-1e-15, "<date>2000-12-31T23:59:60Z</date>", 0),
             (-1e-300, "<date>2000-12-31T23:59:60Z</date>", 0),
-            (-5e-324, "<date>2001-01-01T00:00:60Z</date>", 60),
+            (-Double.leastNonzeroMagnitude, "<date>2001-01-01T00:00:60Z</date>", 60),
         ]
         try Self.checkDatesAgainstCoreFoundation(cases)
         // The kept inputs: the 50-byte hand-made file (−5e-324 s) and libFuzzer's 235-byte one.
         let handMade = try Self.bytes("xml-date-second-60.bplist")
-        #expect(HostileOutcome.of { try BinaryPropertyListReader.readValue(handMade) } == .value(.date(PropertyListDate(secondsSinceReferenceDate: -5e-324))))
+        #expect(HostileOutcome.of { try BinaryPropertyListReader.readValue(handMade) } == .value(.date(PropertyListDate(secondsSinceReferenceDate: -Double.leastNonzeroMagnitude))))
         let fuzzed = try BinaryPropertyListReader.readValue(try Self.bytes("xml-date-second-60.fuzz.bplist"))
         let xml = try XMLPropertyListWriter().write(fuzzed)
         #expect(String(decoding: xml, as: UTF8.self).contains("<date>2000-12-31T23:59:60Z</date>"))
@@ -631,14 +631,17 @@ extension HostileFuzzFindingTests {
     /// Foundation prints the same (checked against Foundation's PropertyListSerialization, the
     /// same C writer), so Apple's bytes win; the read-back values are pinned.
     @Test func xmlDatesOfTheTiniestNegativeTimesMatchCoreFoundation() throws {
+        // Subnormal times as multiples of the smallest one (−8.8e-321, −9e-321, −2e-319, −2.2e-319
+        // and −1e-318 s are 1,781, 1,822, 40,480, 44,528 and 202,402 of them), which spell
+        // them exactly without the compiler's underflow warning.
         let cases: [(seconds: Double, line: String, readBack: Double)] = [
             (-Double.leastNonzeroMagnitude * 30, "<date>2001-01-01T00:00:60Z</date>", 60),
             (-Double.leastNonzeroMagnitude * 50, "<date>2001-01-01T00:59:60Z</date>", 3600),
-            (-8.8e-321, "<date>2001-01-01T00:59:60Z</date>", 3600),
-            (-9e-321, "<date>2001-01-01T23:59:60Z</date>", 86_400),
-            (-2e-319, "<date>2001-01-01T23:59:60Z</date>", 86_400),
-            (-2.2e-319, "<date>2000-12-31T23:59:60Z</date>", 0),
-            (-1e-318, "<date>2000-12-31T23:59:60Z</date>", 0),
+            (-Double.leastNonzeroMagnitude * 1781, "<date>2001-01-01T00:59:60Z</date>", 3600),
+            (-Double.leastNonzeroMagnitude * 1822, "<date>2001-01-01T23:59:60Z</date>", 86_400),
+            (-Double.leastNonzeroMagnitude * 40480, "<date>2001-01-01T23:59:60Z</date>", 86_400),
+            (-Double.leastNonzeroMagnitude * 44528, "<date>2000-12-31T23:59:60Z</date>", 0),
+            (-Double.leastNonzeroMagnitude * 202_402, "<date>2000-12-31T23:59:60Z</date>", 0),
         ]
         try Self.checkDatesAgainstCoreFoundation(cases)
         // libFuzzer's input (50 bytes): a lone date of −2.47e-322 s (bits 0x8000000000000032).
