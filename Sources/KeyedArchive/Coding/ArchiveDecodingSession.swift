@@ -332,6 +332,18 @@ final class ArchiveDecodingSession {
                            remedy: registry.entry(named: descriptor.name) == nil ? ArchiveRegistry.remedy(admitting: descriptor.name, kind: kind) : nil)
     }
 
+    /// The Foundation class of the instance at `uid`, for a value whose type the archive decides
+    /// (``PropertyList/PropertyListValue``): only the names the registry lists for a Foundation
+    /// class count, and any other class is refused before anything is made of it.
+    func foundationKind(ofInstance uid: Int, requested: @autoclosure () -> String) throws(ArchiveError) -> FoundationClass {
+        guard let (instance, descriptor) = instance(uid) else {
+            throw error(.invalidClassReference, "$class does not refer to a class dictionary", uid: uid)
+        }
+        if let found = foundationClass(classUID: instance.classUID, name: descriptor.name) { return found }
+        throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is not one of the Foundation classes admitted for \(requested())",
+                           keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes)
+    }
+
     // MARK: Registered models
 
     /// Decodes the object at `reference` as a registered type or family `T`. The archived class

@@ -100,8 +100,10 @@ extension Date: ArchiveObjectCodable {
     }
 
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Date {
-        let session = decoder.session
-        let uid = try decoder.session.index(reference)
+        try decode(uid: try decoder.session.index(reference), session: decoder.session)
+    }
+
+    static func decode(uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> Date {
         if case .date(let date) = session.object(uid) {
             try session.admitPrimitive(.dates, uid: uid, requested: "Date")
             return Date(timeIntervalSinceReferenceDate: date.secondsSinceReferenceDate)

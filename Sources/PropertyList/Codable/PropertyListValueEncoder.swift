@@ -1,0 +1,318 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#elseif canImport(Foundation)
+import Foundation
+#endif
+
+/// Encodes a `Codable` value as a ``PropertyListValue``, with the conventions of Foundation's
+/// `PropertyListEncoder`: a keyed container is a dictionary, an unkeyed one an array, `nil` is
+/// the string `"$null"`, `Date` and `Data` are plist dates and data, `Float` a 32-bit real, every
+/// integer an integer (`UInt64` and `UInt` in the 16-byte form, as Foundation stores them),
+/// a super encoder is stored under the key `"super"`, and a value that encodes nothing is an
+/// empty dictionary. This is what `NSKeyedArchiver.encodeEncodable(_:forKey:)` archives.
+///
+/// Unlike Foundation's, whose dictionaries are unordered, a dictionary keeps the order in which
+/// its keys were first encoded, so the result is the same on every run.
+public struct PropertyListValueEncoder: Sendable {
+    /// Handed to every `encode(to:)` as the encoder's `userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+    public init() {}
+
+    /// - Throws: `EncodingError.invalidValue` when the value encodes nothing at all or uses a
+    ///   container twice in a way no property list can hold; any error the value's
+    ///   `encode(to:)` throws.
+    public func encode<T: Encodable>(_ value: T) throws -> PropertyListValue {
+        let root = EncodedNode()
+        let state = EncodingState(userInfo: userInfo)
+        try PlistValueEncoding(node: root, codingPath: [], state: state).encodeValue(value)
+        if let failure = state.failure { throw failure }
+        guard let result = root.finished(topLevel: true) else {
+            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
+        }
+        return result
+    }
+}
+
+/// The string Foundation's property-list coders write for `nil`.
+let propertyListNullString = "$null"
+
+/// A value under construction. A reference, because containers hand out nested containers and
+/// super encoders that keep writing into their slot after the call that made them returned.
+final class EncodedNode {
+    enum Content {
+        case unset
+        case value(PropertyListValue)
+        case dictionary(keys: [String], nodes: [EncodedNode], positions: [String: Int])
+        case array([EncodedNode])
+    }
+    var content = Content.unset
+
+    /// The node under `key`, made if absent; encoding a key again replaces its value in place.
+    func child(forKey key: String) -> EncodedNode {
+        guard case .dictionary(var keys, var nodes, var positions) = content else { return EncodedNode() }
+        let node = EncodedNode()
+        content = .unset
+        if let position = positions[key] {
+            nodes[position] = node
+        } else {
+            positions[key] = nodes.count
+            keys.append(key)
+            nodes.append(node)
+        }
+        content = .dictionary(keys: keys, nodes: nodes, positions: positions)
+        return node
+    }
+
+    func appendedChild() -> EncodedNode {
+        guard case .array(var nodes) = content else { return EncodedNode() }
+        let node = EncodedNode()
+        content = .unset
+        nodes.append(node)
+        content = .array(nodes)
+        return node
+    }
+
+    var count: Int {
+        switch content {
+        case .array(let nodes): return nodes.count
+        case .dictionary(_, let nodes, _): return nodes.count
+        default: return 0
+        }
+    }
+
+    /// The value; a nested value that encoded nothing is an empty dictionary, as Foundation's.
+    func finished(topLevel: Bool = false) -> PropertyListValue? {
+        switch content {
+        case .unset:
+            return topLevel ? nil : .dictionary(PropertyListDictionary())
+        case .value(let value):
+            return value
+        case .dictionary(let keys, let nodes, _):
+            var entries: [PropertyListDictionary.Entry] = []
+            entries.reserveCapacity(keys.count)
+            for (key, node) in zip(keys, nodes) {
+                entries.append(.init(key: key, value: node.finished() ?? .dictionary(PropertyListDictionary())))
+            }
+            return .dictionary(PropertyListDictionary(entries: entries))
+        case .array(let nodes):
+            return .array(nodes.map { $0.finished() ?? .dictionary(PropertyListDictionary()) })
+        }
+    }
+}
+
+/// Shared by every encoder of one `encode` call: the first misuse, reported when it returns
+/// (the container functions cannot throw, and Foundation's encoder traps instead).
+final class EncodingState {
+    let userInfo: [CodingUserInfoKey: Any]
+    var failure: EncodingError?
+
+    init(userInfo: [CodingUserInfoKey: any Sendable]) {
+        self.userInfo = userInfo.mapValues { $0 }
+    }
+
+    func fail(_ message: String, codingPath: [any CodingKey]) {
+        guard failure == nil else { return }
+        failure = EncodingError.invalidValue(message, .init(codingPath: codingPath, debugDescription: message))
+    }
+}
+
+/// A coding key for positions and for `"super"`.
+struct PlistCodingKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+
+    init(stringValue: String) {
+        self.stringValue = stringValue
+        intValue = nil
+    }
+
+    init(intValue: Int) {
+        stringValue = "Index \(intValue)"
+        self.intValue = intValue
+    }
+
+    init(index: Int) { self.init(intValue: index) }
+
+    static let superKey = PlistCodingKey(stringValue: "super")
+}
+
+struct PlistValueEncoding: Encoder {
+    let node: EncodedNode
+    let codingPath: [any CodingKey]
+    let state: EncodingState
+    var userInfo: [CodingUserInfoKey: Any] { state.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        switch node.content {
+        case .unset:
+            node.content = .dictionary(keys: [], nodes: [], positions: [:])
+        case .dictionary:
+            break
+        default:
+            state.fail("a keyed container was asked for where a value or an unkeyed container was already encoded", codingPath: codingPath)
+        }
+        return KeyedEncodingContainer(PlistKeyedEncodingContainer<Key>(node: node, codingPath: codingPath, state: state))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        switch node.content {
+        case .unset:
+            node.content = .array([])
+        case .array:
+            break
+        default:
+            state.fail("an unkeyed container was asked for where a value or a keyed container was already encoded", codingPath: codingPath)
+        }
+        return PlistUnkeyedEncodingContainer(node: node, codingPath: codingPath, state: state)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        PlistSingleValueEncodingContainer(encoder: self)
+    }
+
+    /// Stores a scalar in this node.
+    func set(_ value: PropertyListValue) {
+        guard case .unset = node.content else {
+            state.fail("a single value was encoded where a value was already encoded", codingPath: codingPath)
+            return
+        }
+        node.content = .value(value)
+    }
+
+    func encodeValue<T: Encodable>(_ value: T) throws {
+        // The types Foundation's property-list encoder stores as plist values, not through
+        // their own `encode(to:)` (which would write a number and bytes).
+        if let date = value as? Date {
+            set(.date(PropertyListDate(secondsSinceReferenceDate: date.timeIntervalSinceReferenceDate)))
+        } else if let data = value as? Data {
+            set(.data([UInt8](data)))
+        } else {
+            try value.encode(to: self)
+        }
+    }
+
+    func nested(_ node: EncodedNode, _ key: any CodingKey) -> PlistValueEncoding {
+        PlistValueEncoding(node: node, codingPath: codingPath + [key], state: state)
+    }
+}
+
+private func integerValue<T: BinaryInteger>(_ value: T) -> PropertyListValue {
+    .integer(PropertyListInteger(integer: value))
+}
+
+/// `UInt64` and `UInt` in the 16-byte form whatever their value, as Foundation's encoder stores
+/// them (a 128-bit number: checked against `PropertyListEncoder`'s bytes).
+private func integerValue(_ value: UInt64) -> PropertyListValue {
+    .integer(PropertyListInteger(high: 0, low: value, isStoredAs128Bit: true))
+}
+
+private func integerValue(_ value: UInt) -> PropertyListValue {
+    integerValue(UInt64(value))
+}
+
+struct PlistKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let node: EncodedNode
+    let codingPath: [any CodingKey]
+    let state: EncodingState
+
+    private func encoder(forKey key: any CodingKey) -> PlistValueEncoding {
+        PlistValueEncoding(node: node.child(forKey: key.stringValue), codingPath: codingPath + [key], state: state)
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { encoder(forKey: key).set(.string(propertyListNullString)) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { encoder(forKey: key).set(.bool(value)) }
+    mutating func encode(_ value: String, forKey key: Key) throws { encoder(forKey: key).set(.string(value)) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { encoder(forKey: key).set(.real(.float64(value))) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { encoder(forKey: key).set(.real(.float32(value))) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { encoder(forKey: key).set(integerValue(value)) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { encoder(forKey: key).set(integerValue(value)) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { encoder(forKey: key).set(integerValue(value)) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { encoder(forKey: key).set(integerValue(value)) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { encoder(forKey: key).set(integerValue(value)) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { encoder(forKey: key).set(integerValue(value)) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { encoder(forKey: key).set(integerValue(value)) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { encoder(forKey: key).set(integerValue(value)) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { encoder(forKey: key).set(integerValue(value)) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { encoder(forKey: key).set(integerValue(value)) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try encoder(forKey: key).encodeValue(value) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        encoder(forKey: key).container(keyedBy: keyType)
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        encoder(forKey: key).unkeyedContainer()
+    }
+
+    mutating func superEncoder() -> any Encoder { encoder(forKey: PlistCodingKey.superKey) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { encoder(forKey: key) }
+}
+
+struct PlistUnkeyedEncodingContainer: UnkeyedEncodingContainer {
+    let node: EncodedNode
+    let codingPath: [any CodingKey]
+    let state: EncodingState
+    var count: Int { node.count }
+
+    private func nextEncoder() -> PlistValueEncoding {
+        let key = PlistCodingKey(index: node.count)
+        return PlistValueEncoding(node: node.appendedChild(), codingPath: codingPath + [key], state: state)
+    }
+
+    mutating func encodeNil() throws { nextEncoder().set(.string(propertyListNullString)) }
+    mutating func encode(_ value: Bool) throws { nextEncoder().set(.bool(value)) }
+    mutating func encode(_ value: String) throws { nextEncoder().set(.string(value)) }
+    mutating func encode(_ value: Double) throws { nextEncoder().set(.real(.float64(value))) }
+    mutating func encode(_ value: Float) throws { nextEncoder().set(.real(.float32(value))) }
+    mutating func encode(_ value: Int) throws { nextEncoder().set(integerValue(value)) }
+    mutating func encode(_ value: Int8) throws { nextEncoder().set(integerValue(value)) }
+    mutating func encode(_ value: Int16) throws { nextEncoder().set(integerValue(value)) }
+    mutating func encode(_ value: Int32) throws { nextEncoder().set(integerValue(value)) }
+    mutating func encode(_ value: Int64) throws { nextEncoder().set(integerValue(value)) }
+    mutating func encode(_ value: UInt) throws { nextEncoder().set(integerValue(value)) }
+    mutating func encode(_ value: UInt8) throws { nextEncoder().set(integerValue(value)) }
+    mutating func encode(_ value: UInt16) throws { nextEncoder().set(integerValue(value)) }
+    mutating func encode(_ value: UInt32) throws { nextEncoder().set(integerValue(value)) }
+    mutating func encode(_ value: UInt64) throws { nextEncoder().set(integerValue(value)) }
+    mutating func encode<T: Encodable>(_ value: T) throws { try nextEncoder().encodeValue(value) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        nextEncoder().container(keyedBy: keyType)
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        nextEncoder().unkeyedContainer()
+    }
+
+    mutating func superEncoder() -> any Encoder { nextEncoder() }
+}
+
+struct PlistSingleValueEncodingContainer: SingleValueEncodingContainer {
+    let encoder: PlistValueEncoding
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    mutating func encodeNil() throws { encoder.set(.string(propertyListNullString)) }
+    mutating func encode(_ value: Bool) throws { encoder.set(.bool(value)) }
+    mutating func encode(_ value: String) throws { encoder.set(.string(value)) }
+    mutating func encode(_ value: Double) throws { encoder.set(.real(.float64(value))) }
+    mutating func encode(_ value: Float) throws { encoder.set(.real(.float32(value))) }
+    mutating func encode(_ value: Int) throws { encoder.set(integerValue(value)) }
+    mutating func encode(_ value: Int8) throws { encoder.set(integerValue(value)) }
+    mutating func encode(_ value: Int16) throws { encoder.set(integerValue(value)) }
+    mutating func encode(_ value: Int32) throws { encoder.set(integerValue(value)) }
+    mutating func encode(_ value: Int64) throws { encoder.set(integerValue(value)) }
+    mutating func encode(_ value: UInt) throws { encoder.set(integerValue(value)) }
+    mutating func encode(_ value: UInt8) throws { encoder.set(integerValue(value)) }
+    mutating func encode(_ value: UInt16) throws { encoder.set(integerValue(value)) }
+    mutating func encode(_ value: UInt32) throws { encoder.set(integerValue(value)) }
+    mutating func encode(_ value: UInt64) throws { encoder.set(integerValue(value)) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        guard case .unset = encoder.node.content else {
+            encoder.state.fail("a single value was encoded where a value was already encoded", codingPath: codingPath)
+            return
+        }
+        try encoder.encodeValue(value)
+    }
+}

@@ -1,0 +1,267 @@
+import Foundation
+import PropertyList
+import Testing
+@testable import KeyedArchive
+
+/// The Codable bridge and the property-list tree as an archived object, against Foundation on
+/// Linux: its `PropertyListEncoder`/`PropertyListDecoder` for the conventions, and its
+/// `NSKeyedArchiver`/`NSKeyedUnarchiver` for the archives. Apple's `encodeEncodable(_:forKey:)`
+/// is `PropertyListEncoder` to a tree of plist objects, then `encode(tree, forKey:)`; Foundation
+/// on Linux lacks that method, so the tests build the same archive from its parts.
+@Suite struct CodableBridgeTests {
+    struct Engine: Codable, Equatable {
+        var horsepower: Int32
+        var hours: UInt64
+    }
+
+    enum Kind: Codable, Equatable {
+        case glider(winchLaunches: Int)
+        case powered(Engine)
+    }
+
+    struct Logbook: Codable, Equatable {
+        var registration: String
+        var tail: String?
+        var remark: String?
+        var kinds: [Kind]
+        var limits: [String: Double]
+        var counters: [UInt64]
+        var smallest: Int8
+        var ratio: Float
+        var flag: Bool
+        var photo: Data
+        var inspected: Date
+        var nested: [[Int]]
+        var identifier: UUID
+        var home: URL
+    }
+
+    static let sample = Logbook(
+        registration: "D-KXYZ", tail: "飛行機 é", remark: nil,
+        kinds: [.glider(winchLaunches: 412), .powered(Engine(horsepower: -1, hours: .max))],
+        limits: ["vne": 270.5, "va": 180], counters: [0, 1 << 40, .max], smallest: .min, ratio: 0.1,
+        flag: true, photo: Data([0, 1, 2, 0xFF]), inspected: Date(timeIntervalSinceReferenceDate: 700_000_000.25),
+        nested: [[], [1, -2, 3]], identifier: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F") ?? UUID(),
+        home: URL(string: "https://example.org/hangar?bay=3") ?? URL(fileURLWithPath: "/"))
+
+    /// A dictionary's entries sorted by key, all the way down: Foundation's dictionaries have no
+    /// order, ours keep the encoding order.
+    static func canonical(_ value: PropertyListValue) -> PropertyListValue {
+        switch value {
+        case .array(let elements): return .array(elements.map(canonical))
+        case .set(let elements): return .set(elements.map(canonical))
+        case .dictionary(let dictionary):
+            return .dictionary(PropertyListDictionary(entries: dictionary.entries
+                .map { PropertyListDictionary.Entry(key: $0.key, value: canonical($0.value)) }
+                .sorted { $0.key < $1.key }))
+        default: return value
+        }
+    }
+
+    @Test func encoderMakesWhatFoundationsPropertyListEncoderMakes() throws {
+        let encoder = PropertyListEncoder()
+        encoder.outputFormat = .binary
+        let foundations = try BinaryPropertyListReader.readValue([UInt8](try encoder.encode(Self.sample)))
+        let ours = try PropertyListValueEncoder().encode(Self.sample)
+        #expect(Self.canonical(ours) == Self.canonical(foundations))
+        // Spot checks that the comparison sees what matters.
+        guard case .dictionary(let top) = ours else { Issue.record("not a dictionary"); return }
+        #expect(top["remark"] == nil)
+        #expect(top["ratio"] == .real(.float32(0.1)))
+        #expect(top["inspected"] == .date(PropertyListDate(secondsSinceReferenceDate: 700_000_000.25)))
+        #expect(top["photo"] == .data([0, 1, 2, 0xFF]))
+        #expect(top.keys.first == "registration")
+    }
+
+    @Test func nilIsTheStringNullAsInFoundation() throws {
+        let values: [Int?] = [1, nil, 3]
+        let ours = try PropertyListValueEncoder().encode(values)
+        #expect(ours == .array([.integer(1), .string("$null"), .integer(3)]))
+        let foundations = try BinaryPropertyListReader.readValue([UInt8](try PropertyListEncoder().encode(values)))
+        #expect(ours == foundations)
+        #expect(try PropertyListValueDecoder().decode([Int?].self, from: ours) == values)
+    }
+
+    @Test func decoderReadsFoundationsBytesAndFoundationReadsOurs() throws {
+        let foundationBytes = [UInt8](try PropertyListEncoder().encode(Self.sample))
+        let decoded = try PropertyListValueDecoder().decode(Logbook.self, from: try BinaryPropertyListReader.readValue(foundationBytes))
+        #expect(decoded == Self.sample)
+        let ourBytes = try BinaryPropertyListWriter().write(try PropertyListValueEncoder().encode(Self.sample))
+        #expect(try PropertyListDecoder().decode(Logbook.self, from: Data(ourBytes)) == Self.sample)
+    }
+
+    @Test func decodingFaultsNameTheCodingPath() throws {
+        var tree = try PropertyListValueEncoder().encode(Self.sample)
+        guard case .dictionary(var top) = tree else { Issue.record("not a dictionary"); return }
+        top["counters"] = .array([.integer(1), .integer(-1)])
+        tree = .dictionary(top)
+        do {
+            _ = try PropertyListValueDecoder().decode(Logbook.self, from: tree)
+            Issue.record("a negative UInt64 was accepted")
+        } catch let DecodingError.dataCorrupted(context) {
+            #expect(context.codingPath.map(\.stringValue) == ["counters", "Index 1"])
+        }
+        #expect(throws: DecodingError.self) { try PropertyListValueDecoder().decode(Float.self, from: .real(.float64(1e39))) }
+        #expect(try PropertyListValueDecoder().decode(Int.self, from: .real(.float64(3))) == 3)
+        #expect(throws: DecodingError.self) { try PropertyListValueDecoder().decode(Int.self, from: .real(.float64(3.5))) }
+        #expect(try PropertyListValueDecoder().decode(Int.self, from: .bool(true)) == 1)
+        #expect(try PropertyListValueDecoder().decode(Bool.self, from: .integer(0)) == false)
+        #expect(throws: DecodingError.self) { try PropertyListValueDecoder().decode(Bool.self, from: .integer(2)) }
+        #expect(throws: DecodingError.self) { try PropertyListValueDecoder().decode(Int.self, from: .string("1")) }
+    }
+
+    /// A class hierarchy with `superEncoder()`: Foundation stores the superclass's part under "super".
+    class Vehicle: Codable, Equatable {
+        var wheels: Int
+        init(wheels: Int) { self.wheels = wheels }
+        static func == (lhs: Vehicle, rhs: Vehicle) -> Bool { lhs.wheels == rhs.wheels && type(of: lhs) == type(of: rhs) }
+    }
+
+    final class Tug: Vehicle {
+        var towbar: String
+        init(wheels: Int, towbar: String) {
+            self.towbar = towbar
+            super.init(wheels: wheels)
+        }
+        enum CodingKeys: String, CodingKey { case towbar }
+        required init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            towbar = try container.decode(String.self, forKey: .towbar)
+            try super.init(from: container.superDecoder())
+        }
+        override func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(towbar, forKey: .towbar)
+            try super.encode(to: container.superEncoder())
+        }
+    }
+
+    @Test func superEncodersMatchFoundation() throws {
+        let tug = Tug(wheels: 4, towbar: "short")
+        let ours = try PropertyListValueEncoder().encode(tug)
+        #expect(Self.canonical(ours) == Self.canonical(try BinaryPropertyListReader.readValue([UInt8](try PropertyListEncoder().encode(tug)))))
+        #expect(ours == ["towbar": "short", "super": ["wheels": 4]])
+        let back = try PropertyListValueDecoder().decode(Tug.self, from: ours)
+        #expect(back.towbar == "short" && back.wheels == 4)
+    }
+
+    // MARK: Archives
+
+    static let plistClasses: [AnyClass] = [NSDictionary.self, NSMutableDictionary.self, NSArray.self, NSMutableArray.self,
+                                           NSString.self, NSNumber.self, NSData.self, NSDate.self]
+
+    /// Ours → Foundation: the archived tree, read by Foundation's unarchiver and decoded by its
+    /// `PropertyListDecoder` — Apple's `decodeDecodable(_:forKey:)` on Linux.
+    @Test(arguments: [ArchiveFormat.binary, .xml])
+    func foundationDecodesOurEncodable(format: ArchiveFormat) throws {
+        let archiver = KeyedArchiver(registry: ArchiveRegistry())
+        try archiver.encodeEncodable(Self.sample, forKey: "logbook")
+        let bytes = try archiver.finish(format: format)
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: Data(bytes))
+        unarchiver.requiresSecureCoding = true
+        let tree = try #require(unarchiver.decodeObject(of: Self.plistClasses, forKey: "logbook"))
+        let plist = try PropertyListSerialization.data(fromPropertyList: tree, format: .binary, options: 0)
+        #expect(try PropertyListDecoder().decode(Logbook.self, from: plist) == Self.sample)
+        // The containers are archived as Foundation's property-list encoder makes them.
+        let graph = try ArchiveGraph(bytes: bytes)
+        let names = Set(graph.objects.indices.compactMap { graph.className(of: PropertyListUID(UInt64($0))) })
+        #expect(names == ["NSMutableDictionary", "NSMutableArray", "NSDate"])
+    }
+
+    /// Foundation → ours: Foundation's `PropertyListEncoder` tree archived by its
+    /// `NSKeyedArchiver` (what Apple's `encodeEncodable` writes), decoded by ours. Foundation on
+    /// Linux stores the tree's `true` as the integer 1 and, in binary, merges it with the 1 of
+    /// `nested`, so this also checks that booleans and 0/1 are read as each other.
+    @Test(arguments: [PropertyListSerialization.PropertyListFormat.binary, .xml])
+    func weDecodeFoundationsEncodable(format: PropertyListSerialization.PropertyListFormat) throws {
+        let tree = try PropertyListSerialization.propertyList(from: try PropertyListEncoder().encode(Self.sample), format: nil)
+        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+        archiver.outputFormat = format
+        archiver.encode(tree, forKey: "logbook")
+        archiver.finishEncoding()
+        let unarchiver = try KeyedUnarchiver(bytes: [UInt8](archiver.encodedData), registry: ArchiveRegistry())
+        #expect(try unarchiver.decodeDecodable(Logbook.self, forKey: "logbook") == Self.sample)
+        let again = try KeyedUnarchiver(bytes: [UInt8](archiver.encodedData), registry: ArchiveRegistry())
+        #expect(try again.decodeDecodable(Logbook.self, forKey: "absent") == nil)
+    }
+
+    @Test func bridgeFaultsCarryTheArchiveAndCodingPath() throws {
+        let archiver = KeyedArchiver(registry: ArchiveRegistry())
+        try archiver.encodeEncodable(["limits": ["vne": "fast"]], forKey: "root")
+        let bytes = try archiver.finish()
+        do {
+            _ = try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry()).decodeDecodable([String: [String: Double]].self)
+            Issue.record("a string was decoded as a Double")
+        } catch {
+            #expect(error.code == .typeMismatch)
+            #expect(error.keyPath.description == "root.limits.vne")
+        }
+    }
+
+    /// A tree admits the Foundation property-list classes only: a model class inside is refused
+    /// before anything is made of it.
+    @Test func aTreeRefusesOtherClasses() throws {
+        var registry = ArchiveRegistry()
+        registry.register(Airplane.self)
+        let archiver = KeyedArchiver(registry: registry)
+        try archiver.encode(ArchiveArray(["fine", Airplane(model: "ASK 21", registrationNumber: "D-1234", airframeHours: 3)]), forKey: "root")
+        let bytes = try archiver.finish()
+        do {
+            _ = try KeyedUnarchiver(bytes: bytes, registry: registry).decode(PropertyListValue.self)
+            Issue.record("a model class was read as a property-list value")
+        } catch {
+            #expect(error.code == .classNotAllowed)
+            #expect(error.classChain.first == "Airplane")
+            #expect(error.keyPath.description == "root[1]")
+        }
+    }
+
+    /// An untyped collection from Foundation — mixed strings, numbers, dates, nested arrays and
+    /// sets — through the typed API, keys in the archive's order.
+    @Test func mixedFoundationCollectionsDecodeAsPropertyListValues() throws {
+        let date = Date(timeIntervalSinceReferenceDate: 12.5)
+        let dictionary: NSDictionary = ["name": "Ka 8", "seats": 1, "ratio": 27.5, "since": date,
+                                        "tags": ["club", 1958] as NSArray, "flags": NSSet(array: ["solo"])]
+        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+        archiver.encode(dictionary, forKey: "root")
+        archiver.finishEncoding()
+        let value = try KeyedUnarchiver(bytes: [UInt8](archiver.encodedData), registry: ArchiveRegistry()).decode(PropertyListValue.self)
+        let expected: PropertyListValue = ["name": "Ka 8", "seats": .integer(1), "ratio": .real(.float64(27.5)), "since": .date(PropertyListDate(secondsSinceReferenceDate: 12.5)),
+                                           "tags": ["club", .integer(1958)], "flags": .set(["solo"])]
+        #expect(Self.canonical(value) == Self.canonical(expected))
+        // And back: our archive of the tree reads in Foundation as the same dictionary.
+        let ours = KeyedArchiver(registry: ArchiveRegistry())
+        try ours.encode(value, forKey: "root")
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: Data(try ours.finish()))
+        unarchiver.requiresSecureCoding = true
+        let read = try #require(unarchiver.decodeObject(of: Self.plistClasses + [NSSet.self], forKey: "root") as? NSDictionary)
+        #expect(read == dictionary)
+    }
+
+    /// Numbers at the top level are inline, as Apple's archiver writes them and as Foundation's
+    /// `decodeInteger(forKey:)` requires — in both directions.
+    @Test func topLevelNumbersAreInlineBothWays() throws {
+        let archiver = KeyedArchiver(registry: ArchiveRegistry())
+        try archiver.encode(42, forKey: "count")
+        try archiver.encode(2.5, forKey: "ratio")
+        try archiver.encode(true, forKey: "flag")
+        try archiver.encode(UInt64.max, forKey: "big")
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: Data(try archiver.finish()))
+        #expect(unarchiver.decodeInteger(forKey: "count") == 42)
+        #expect(unarchiver.decodeDouble(forKey: "ratio") == 2.5)
+        #expect(unarchiver.decodeBool(forKey: "flag"))
+
+        let foundation = NSKeyedArchiver(requiringSecureCoding: true)
+        foundation.encode(42, forKey: "count")
+        foundation.encode(2.5, forKey: "ratio")
+        foundation.encode(true, forKey: "flag")
+        foundation.encode(NSNumber(value: 7), forKey: "boxed")
+        foundation.finishEncoding()
+        let ours = try KeyedUnarchiver(bytes: [UInt8](foundation.encodedData), registry: ArchiveRegistry())
+        #expect(try ours.decode(Int.self, forKey: "count") == 42)
+        #expect(try ours.decode(Double.self, forKey: "ratio") == 2.5)
+        #expect(try ours.decode(Bool.self, forKey: "flag"))
+        #expect(try ours.decode(Int.self, forKey: "boxed") == 7)
+        #expect(try ours.decodeIfPresent(Int.self, forKey: "absent") == nil)
+    }
+}
