@@ -41,7 +41,7 @@ public enum PropertyListCodec {
         case .xml: return .xml(try XMLPropertyListReader.read(bytes, options: options))
         case nil:
             if bytes.count >= 6, bytes.prefix(6).elementsEqual("bplist".utf8) {
-                throw PropertyListError(.invalidHeader, "binary property list version \(String(decoding: bytes[6..<min(8, bytes.count)], as: UTF8.self)) is not bplist00", at: .byteOffset(6))
+                throw PropertyListError(.invalidHeader, "binary property list version \(String(decoding: bytes[6..<min(8, bytes.count)], as: UTF8.self).escapedForMessage) is not bplist00", at: .byteOffset(6))
             }
             throw PropertyListError(.unknownFormat, "input is neither a bplist00 nor an XML property list", at: .byteOffset(0))
         }

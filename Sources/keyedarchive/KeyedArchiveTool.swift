@@ -52,23 +52,30 @@ enum KeyedArchiveTool {
             return ExitStatus.success
         }
         guard let commandType = commands.first(where: { $0.name == name }) else {
-            writeStandardError("keyedarchive: error: unknown command '\(name)' (argument 1)\n\n" + usage)
+            writeStandardError("keyedarchive: error: unknown command '\(oneLine(name))' (argument 1)\n\n" + usage)
             return ExitStatus.usage
         }
         do {
             let command = try commandType.init(arguments: Array(arguments.dropFirst()))
             return try command.run()
         } catch let error as UsageError {
-            writeStandardError("keyedarchive \(name): error: \(error.message)\nusage: keyedarchive \(commandType.synopsis)\n")
+            writeStandardError("keyedarchive \(name): error: \(oneLine(error.message))\nusage: keyedarchive \(commandType.synopsis)\n")
             return ExitStatus.usage
         } catch let error as InputError {
-            writeStandardError("keyedarchive \(name): error: \(error.message)\n")
+            writeStandardError("keyedarchive \(name): error: \(oneLine(error.message))\n")
             return ExitStatus.failure
         } catch {
-            writeStandardError("keyedarchive \(name): error: \(error)\n")
+            writeStandardError("keyedarchive \(name): error: \(oneLine("\(error)"))\n")
             return ExitStatus.failure
         }
     }
+}
+
+/// A message (or a file name) as one line that cannot drive a terminal: the libraries already
+/// escape what they take from an input (Docs/Security.md), and since that escape is idempotent
+/// this is only a safety net for a message that slipped through, or for a file name.
+func oneLine(_ text: String) -> String {
+    text.escapedForMessage
 }
 
 func exitProcess(_ status: Int32) -> Never {

@@ -48,20 +48,20 @@ struct ValidateCommand: ToolCommand {
         }
         let report = allowlist.check(graph)
         if report.admitsEverything {
-            writeStandardOutput(Array("\(path): admitted: all \(report.checkedObjectCount) reachable objects\n".utf8))
+            writeStandardOutput(Array("\(oneLine(path)): admitted: all \(report.checkedObjectCount) reachable objects\n".utf8))
             return ExitStatus.success
         }
         // The refusals are the command's output (stdout); standard error gets the one-line
         // verdict, as for every other failure of the tool.
         var text = ""
         for refusal in report.refusals {
-            text += "refused: \(refusal)\n"
+            text += "refused: \(oneLine(refusal.description))\n"
         }
         if report.refusalCount > report.refusals.count {
             text += "… and \(report.refusalCount - report.refusals.count) more refusals\n"
         }
         writeStandardOutput(Array(text.utf8))
-        writeStandardError("keyedarchive validate: \(path): \(report.refusalCount) of \(report.checkedObjectCount) reachable objects refused\n")
+        writeStandardError("keyedarchive validate: \(oneLine(path)): \(report.refusalCount) of \(report.checkedObjectCount) reachable objects refused\n")
         return ExitStatus.failure
     }
 }

@@ -96,6 +96,84 @@ import Testing
         #expect(missing.status == 1)
     }
 
+    /// Characters that must never reach a terminal raw from an input: C0 (newline, tab, ESC),
+    /// DEL, C1, U+2028/2029 and the bidi controls (a line's own final newline aside).
+    static func rawControls(in text: String) -> [Unicode.Scalar] {
+        text.unicodeScalars.filter { scalar in
+            switch scalar.value {
+            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return true
+            default: return false
+            }
+        }
+    }
+
+    /// Each line of `text` (split only at "\n") is free of raw controls, and there are `count`.
+    static func expectSafeLines(_ text: String, count: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(text.hasSuffix("\n"), "\(text.debugDescription)", sourceLocation: sourceLocation)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count == count, "\(text.debugDescription)", sourceLocation: sourceLocation)
+        for line in lines {
+            #expect(rawControls(in: String(line)).isEmpty, "\(line.debugDescription)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// A class name with ESC sequences, a newline, U+2028, U+202E and a C1 CSI, as XML
+    /// character references, and a user key (the `$top` key and a field) with a newline.
+    static let hostileName = "Evil&#x1B;[31mRED&#x1B;[0m&#xA;second&#x2028;line&#x202E;rev&#x9B;2J"
+    static let escapedName = #"Evil\u001b[31mRED\u001b[0m\nsecond\u2028line\u202erev\u009b2J"#
+    static func hostileArchive(classes: Bool = true) -> Data {
+        let chain = classes ? "<key>$classes</key><array><string>\(hostileName)</string><string>NSObject</string></array>" : ""
+        return Data("""
+            <plist version="1.0"><dict>
+            <key>$archiver</key><string>NSKeyedArchiver</string>
+            <key>$version</key><integer>100000</integer>
+            <key>$top</key><dict><key>root&#xA;two</key><dict><key>CF$UID</key><integer>1</integer></dict></dict>
+            <key>$objects</key><array><string>$null</string>
+            <dict><key>$class</key><dict><key>CF$UID</key><integer>2</integer></dict><key>air
+            plane</key><dict><key>CF$UID</key><integer>3</integer></dict></dict>
+            <dict><key>$classname</key><string>Holder</string><key>$classes</key><array><string>Holder</string></array></dict>
+            <dict><key>$class</key><dict><key>CF$UID</key><integer>4</integer></dict></dict>
+            <dict><key>$classname</key><string>\(hostileName)</string>\(chain)</dict>
+            </array></dict></plist>
+            """.utf8)
+    }
+
+    /// The reviewer's finding: `validate` printed a hostile class name raw (ESC sequences, then
+    /// a second line). Each refusal is one line, the key path's newline escaped too.
+    @Test func validatePrintsOneEscapedLinePerRefusal() throws {
+        let run = try Self.run(["validate", "-", "--allow", "Holder"], input: Self.hostileArchive())
+        #expect(run.status == 1)
+        let output = String(decoding: run.output, as: UTF8.self)
+        Self.expectSafeLines(output, count: 1)
+        #expect(output.hasPrefix(#"refused: classNotAllowed at root\ntwo.air\nplane (object #3): class \#(Self.escapedName) is not in the allowlist"#), "\(output)")
+        #expect(output.contains("[classes: \(Self.escapedName) < NSObject]"))
+        #expect(output.hasSuffix("--allow \(Self.escapedName)\n"))
+        Self.expectSafeLines(run.error, count: 1)
+    }
+
+    /// Errors on standard error stay one line: an XML excerpt that runs over line ends (seven
+    /// hostile fixtures did), and a class name quoted by `dump` and `json`.
+    @Test func errorsQuotingTheInputAreOneLine() throws {
+        let fixture = Self.packageRoot.appendingPathComponent("Fixtures/hostile/plist/xml-mismatched-end.xml").path
+        let mismatched = try Self.run(["plist", fixture])
+        #expect(mismatched.status == 1)
+        Self.expectSafeLines(mismatched.error, count: 1)
+        #expect(mismatched.error.contains(#"expected </array>, found '</dict>\n</plist>\n'"#), "\(mismatched.error)")
+
+        let escapes = try Self.run(["plist", "-"], input: Data("<plist><array>\n\u{1B}[2J\u{202E}</array></plist>".utf8))
+        #expect(escapes.status == 1)
+        Self.expectSafeLines(escapes.error, count: 1)
+        #expect(escapes.error.contains(#"'\u001b[2J\u202e</array></plist>'"#), "\(escapes.error)")
+
+        for command in ["dump", "json", "validate"] {
+            let run = try Self.run([command, "-"] + (command == "validate" ? ["--allow", "Holder"] : []), input: Self.hostileArchive(classes: false))
+            #expect(run.status == 1, "\(command)")
+            #expect(run.output.isEmpty, "\(command)")
+            Self.expectSafeLines(run.error, count: 1)
+            #expect(run.error.contains("class dictionary of \(Self.escapedName) [classes: \(Self.escapedName)]"), "\(command): \(run.error)")
+        }
+    }
+
     @Test func plistPrintsCanonicalJSON() throws {
         let xml = Data("<plist><dict><key>b</key><real>0.1</real><key>a</key><dict><key>CF$UID</key><integer>3</integer></dict><key>$date</key><date>2001-01-01T00:00:01Z</date></dict></plist>".utf8)
         let run = try Self.run(["plist", "-"], input: xml)

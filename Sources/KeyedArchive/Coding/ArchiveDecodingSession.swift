@@ -315,7 +315,7 @@ final class ArchiveDecodingSession {
         if let found = foundationClass(classUID: classUID, name: descriptor.name) {
             guard found == kind else {
                 let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
-                throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is a Foundation \(found.rawValue), not admitted for \(requested()) (accepted: \(accepted))",
+                throw ArchiveError(.classNotAllowed, "class \(descriptor.name.escapedForMessage) is a Foundation \(found.rawValue), not admitted for \(requested()) (accepted: \(accepted))",
                                    keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes)
             }
             try checkKeysAreUnique(instance.fields, uid: uid)
@@ -327,7 +327,7 @@ final class ArchiveDecodingSession {
             return instance
         }
         let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
-        throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is not admitted for \(requested()) (accepted: \(accepted))",
+        throw ArchiveError(.classNotAllowed, "class \(descriptor.name.escapedForMessage) is not admitted for \(requested()) (accepted: \(accepted))",
                            keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
                            remedy: registry.entry(named: descriptor.name) == nil ? ArchiveRegistry.remedy(admitting: descriptor.name, kind: kind) : nil)
     }
@@ -410,9 +410,9 @@ final class ArchiveDecodingSession {
             guard (familyKey >= 0 && state.pointee.admittedFamilies[classUID] == familyKey) || registry.admits(registered, family: family) else {
                 let admitted = registry.admittedNames(family: family).joined(separator: ", ")
                 let typeName = registry.entries[registered].typeName
-                throw ArchiveError(.classNotAllowed, "class \(descriptor.name) (\(typeName)) is not a kind of \(requested); \(requested) admits \(admitted)",
+                throw ArchiveError(.classNotAllowed, "class \(descriptor.name.escapedForMessage) (\(typeName)) is not a kind of \(requested); \(requested) admits \(admitted)",
                                    keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
-                                   remedy: "none for \(requested): \(descriptor.name) is registered as \(typeName); register \(typeName) with superclass: \(registry.entries[family.entry].typeName).self only if it really is one")
+                                   remedy: "none for \(requested): \(descriptor.name.escapedForMessage) is registered as \(typeName); register \(typeName) with superclass: \(registry.entries[family.entry].typeName).self only if it really is one")
             }
             state.pointee.admittedFamilies[classUID] = familyKey
             entry = registered
@@ -420,7 +420,7 @@ final class ArchiveDecodingSession {
             entry = fallback.entry
         } else {
             let admitted = registry.admittedNames(family: family).joined(separator: ", ")
-            throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is not registered; \(requested) admits \(admitted)",
+            throw ArchiveError(.classNotAllowed, "class \(descriptor.name.escapedForMessage) is not registered; \(requested) admits \(admitted)",
                                keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
                                remedy: registry.remedy(admitting: descriptor.name, family: family, requested: "\(requested)"))
         }
@@ -428,13 +428,13 @@ final class ArchiveDecodingSession {
         case .finished:
             let slot = Int(state.pointee.modelSlots[uid])
             guard slot >= 0 else {
-                throw error(.invalidState, "object #\(uid) (\(descriptor.name)) is marked decoded but has no value", uid: uid)
+                throw error(.invalidState, "object #\(uid) (\(descriptor.name.escapedForMessage)) is marked decoded but has no value", uid: uid)
             }
             return (state.pointee.models[slot], uid)
         case .failed:
-            throw state.pointee.failures[uid] ?? error(.modelError, "object #\(uid) (\(descriptor.name)) failed to decode earlier", uid: uid)
+            throw state.pointee.failures[uid] ?? error(.modelError, "object #\(uid) (\(descriptor.name.escapedForMessage)) failed to decode earlier", uid: uid)
         case .inProgress:
-            throw error(.cyclicReference, "object #\(uid) (\(descriptor.name)) was asked for while it is still being decoded; decode back-references with decode(_:forKey:whenResolved:)",
+            throw error(.cyclicReference, "object #\(uid) (\(descriptor.name.escapedForMessage)) was asked for while it is still being decoded; decode back-references with decode(_:forKey:whenResolved:)",
                         uid: uid, classChain: descriptor.classes)
         case .untouched:
             break
@@ -454,7 +454,7 @@ final class ArchiveDecodingSession {
             // A model may catch this and go on: the object is then failed, not still in
             // progress, and its depth is given back.
             let failure = error as? ArchiveError
-                ?? ArchiveError(.modelError, "init(from:) of \(registry.entries[entry].typeName) threw: \(error)", keyPath: keyPath,
+                ?? ArchiveError(.modelError, "init(from:) of \(registry.entries[entry].typeName) threw: \(String(describing: error).escapedForMessage)", keyPath: keyPath,
                                 uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, underlyingDescription: "\(error)")
             state.pointee.depth -= 1
             state.pointee.objectStates[uid] = .failed
@@ -475,7 +475,7 @@ final class ArchiveDecodingSession {
     @usableFromInline
     func castFailure(_ value: Any, to requested: Any.Type, uid: Int) -> ArchiveError {
         let className = store.classDescriptor(of: uid)?.name ?? "?"
-        return error(.typeMismatch, "class \(className) decoded to \(Swift.type(of: value)), which is not a \(requested) (check the registration)", uid: uid)
+        return error(.typeMismatch, "class \(className.escapedForMessage) decoded to \(Swift.type(of: value)), which is not a \(requested) (check the registration)", uid: uid)
     }
 
     // MARK: Foundation containers

@@ -222,7 +222,7 @@ public struct KeyedArchiveDecoder {
 
     @usableFromInline
     func modelError(_ error: any Error, decoding requested: Any.Type, reference: ArchiveReference) -> ArchiveError {
-        ArchiveError(.modelError, "decoding \(requested) threw: \(error)", keyPath: session.keyPath,
+        ArchiveError(.modelError, "decoding \(requested) threw: \(String(describing: error).escapedForMessage)", keyPath: session.keyPath,
                      uid: reference.uid, underlyingDescription: "\(error)")
     }
 

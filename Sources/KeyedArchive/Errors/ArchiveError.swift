@@ -108,8 +108,8 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         if let uid { text += " (object #\(uid.value))" }
         text += ": \(message)"
         if !classChain.isEmpty {
-            // A hostile chain can be long; the error stays short.
-            let shown = classChain.prefix(16).map { $0.count > 128 ? "\($0.prefix(128))…" : $0 }
+            // A hostile chain can be long; the error stays short (and on one line).
+            let shown = classChain.prefix(16).map { $0.count > 128 ? "\($0.prefix(128).escapedForMessage)…" : $0.escapedForMessage }
             text += " [classes: \(shown.joined(separator: " < "))\(classChain.count > 16 ? " < … (\(classChain.count) names)" : "")]"
         }
         if let remedy { text += " — to admit it: \(remedy)" }

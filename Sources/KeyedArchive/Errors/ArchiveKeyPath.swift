@@ -1,3 +1,5 @@
+import PropertyList
+
 /// Where a value sits in an archive's object graph, from a top-level key: `root.airplanes[3].registrationNumber`.
 ///
 /// Keys are the *user* keys a model encodes (unescaped: an archived `$$name` shows as `$name`),
@@ -25,13 +27,15 @@ public struct ArchiveKeyPath: Hashable, Sendable, CustomStringConvertible {
     public func appending(key: String) -> ArchiveKeyPath { appending(.key(key)) }
     public func appending(index: Int) -> ArchiveKeyPath { appending(.index(index)) }
 
+    /// The path as one line: keys come from the archive, so control characters, line
+    /// separators and bidirectional controls in them are escaped (`root\nx`, `a\u202eb`).
     public var description: String {
         var text = ""
         for component in components {
             switch component {
             case .key(let key):
                 if !text.isEmpty { text += "." }
-                text += key
+                text += key.escapedForMessage
             case .index(let index):
                 text += "[\(index)]"
             }

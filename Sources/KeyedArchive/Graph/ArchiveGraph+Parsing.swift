@@ -66,7 +66,7 @@ extension ArchiveGraph {
             throw ArchiveError(.invalidArchiveHeader, "$archiver is a \(archiverValue.kindName), expected the string NSKeyedArchiver")
         }
         guard archiver.isExactlyEqual(to: ArchiveKeys.archiverName) else {
-            throw ArchiveError(.invalidArchiveHeader, "$archiver is \"\(archiver.prefix(64))\", expected NSKeyedArchiver")
+            throw ArchiveError(.invalidArchiveHeader, "$archiver is \"\(archiver.prefix(64).escapedForMessage)\", expected NSKeyedArchiver")
         }
         guard let versionValue = root[ArchiveKeys.version] else {
             throw ArchiveError(.invalidArchiveHeader, "$version is missing")
@@ -105,7 +105,7 @@ extension ArchiveGraph {
             do {
                 try Self.checkReferences(in: entry.value, count: count, owner: nil, options: options)
             } catch {
-                throw ArchiveError(error.code, "$top[\(entry.key)] \(error.message)", keyPath: ArchiveKeyPath([.key(entry.key)]))
+                throw ArchiveError(error.code, "$top[\(entry.key.escapedForMessage)] \(error.message)", keyPath: ArchiveKeyPath([.key(entry.key)]))
             }
             top.append(TopEntry(key: entry.key, value: entry.value))
         }
@@ -236,7 +236,7 @@ extension ArchiveGraph {
             case .uid(let uid):
                 guard uid.value < count else {
                     let key = ArchiveKeys.unescape(entry.key) ?? entry.key
-                    throw ArchiveError(.invalidReference, "field \(key) refers to object \(uid.value), but $objects has \(count) entries", uid: owner)
+                    throw ArchiveError(.invalidReference, "field \(key.escapedForMessage) refers to object \(uid.value), but $objects has \(count) entries", uid: owner)
                 }
             case .string(let string): try checkLength(string.utf8.count, of: "string", options: options, uid: owner)
             case .data(let bytes): try checkLength(bytes.count, of: "data", options: options, uid: owner)
@@ -260,7 +260,7 @@ extension ArchiveGraph {
     /// located at that key: typed decoding and `keyedarchive validate` both give it.
     static func duplicateKeyError(storedKey: String, occurrences: Int, in objectPath: ArchiveKeyPath, uid: PropertyListUID?) -> ArchiveError {
         let key = ArchiveKeys.unescape(storedKey) ?? storedKey
-        return ArchiveError(.duplicateKey, "key \(key) appears \(occurrences) times in one object\(duplicateNote)", keyPath: objectPath.appending(key: key), uid: uid)
+        return ArchiveError(.duplicateKey, "key \(key.escapedForMessage) appears \(occurrences) times in one object\(duplicateNote)", keyPath: objectPath.appending(key: key), uid: uid)
     }
 
     /// The names of each `$classes`/`$classhints` array already read, by the array's storage: a
@@ -284,7 +284,7 @@ extension ArchiveGraph {
         }
         try checkLength(name.utf8.count, of: "class name", options: options, uid: uid)
         guard let classesValue = dictionary[ArchiveKeys.classes] else {
-            throw ArchiveError(.invalidClassDescriptor, "$classes is missing from the class dictionary of \(name.prefix(64))", uid: uid, classChain: [name])
+            throw ArchiveError(.invalidClassDescriptor, "$classes is missing from the class dictionary of \(name.prefix(64).escapedForMessage)", uid: uid, classChain: [name])
         }
         let classes = try stringArray(classesValue, key: ArchiveKeys.classes, uid: uid, name: name, options: options, chains: &chains)
         var hints: [String]?

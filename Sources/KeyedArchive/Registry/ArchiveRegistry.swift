@@ -261,7 +261,7 @@ public struct ArchiveRegistry: Sendable {
             switch scalar {
             case "\"": text += "\\\""
             case "\\": text += "\\\\"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+            case _ where MessageText.needsEscape(scalar):
                 text += "\\u{\(String(scalar.value, radix: 16))}"
             default: text.unicodeScalars.append(scalar)
             }

@@ -369,7 +369,7 @@ final class ArchiveEncodingSession {
             throw failure
         } catch {
             failed = true
-            throw ArchiveError(.modelError, "encode(to:) of \(chain.first ?? "?") threw: \(error)", keyPath: keyPath,
+            throw ArchiveError(.modelError, "encode(to:) of \(chain.first?.escapedForMessage ?? "?") threw: \(String(describing: error).escapedForMessage)", keyPath: keyPath,
                                uid: PropertyListUID(UInt64(uid)), classChain: chain, underlyingDescription: "\(error)")
         }
         let finished = state.pointee.frames.removeLast()

@@ -262,7 +262,7 @@ struct XMLPropertyListParser {
         case .dictionary:
             let keyCount = keys.count - frame.keyStart
             guard keyCount == values.count - frame.valueStart else {
-                let key = keys.count > frame.keyStart ? String(keys[keys.count - 1].prefix(40)) : ""
+                let key = keys.count > frame.keyStart ? keys[keys.count - 1].prefix(40).escapedForMessage : ""
                 throw scanner.error(.xmlSyntax, "key '\(key)' has no value")
             }
             try scanner.readEndTag(.dict)

@@ -75,11 +75,13 @@ struct XMLPropertyListScanner {
         PropertyListError(code, message, at: location(of: offset ?? position))
     }
 
-    /// Up to 40 bytes of the input, for messages.
+    /// Up to 40 bytes of the input, for messages: escaped (``StringProtocol/escapedForMessage``),
+    /// so that an excerpt running over a line end or holding control characters keeps the
+    /// message on one line.
     func excerpt(_ range: Range<Int>) -> String {
         let upper = min(range.upperBound, range.lowerBound + 40, count)
         guard range.lowerBound < upper else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: bytes + range.lowerBound, count: upper - range.lowerBound), as: UTF8.self)
+        return String(decoding: UnsafeBufferPointer(start: bytes + range.lowerBound, count: upper - range.lowerBound), as: UTF8.self).escapedForMessage
     }
 
     // MARK: Primitives
