@@ -340,7 +340,7 @@ final class ArchiveDecodingSession {
             throw error(.invalidClassReference, "$class does not refer to a class dictionary", uid: uid)
         }
         if let found = foundationClass(classUID: instance.classUID, name: descriptor.name) { return found }
-        throw ArchiveError(.classNotAllowed, "class \(descriptor.name) is not one of the Foundation classes admitted for \(requested())",
+        throw ArchiveError(.classNotAllowed, "class \(descriptor.name.escapedForMessage) is not one of the Foundation classes admitted for \(requested())",
                            keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes)
     }
 

@@ -141,7 +141,7 @@ enum PropertyListTreeArchiving {
                 }
                 // Readers disagree on which of two equal keys counts, so a tree never holds both.
                 guard dictionary[key] == nil else {
-                    throw session.error(.valueOutOfRange, "NSDictionary holds the key \(key) twice", uid: uid)
+                    throw session.error(.valueOutOfRange, "NSDictionary holds the key \(key.escapedForMessage) twice", uid: uid)
                 }
                 dictionary.append(key: key, value: value)
             }
@@ -165,7 +165,7 @@ extension KeyedArchiveEncoder {
         do {
             tree = try PropertyListValueEncoder().encode(value)
         } catch {
-            throw ArchiveError(.modelError, "encoding \(T.self) through Codable threw: \(error)", keyPath: keyPath.appending(key: key),
+            throw ArchiveError(.modelError, "encoding \(T.self) through Codable threw: \(String(describing: error).escapedForMessage)", keyPath: keyPath.appending(key: key),
                                underlyingDescription: "\(error)")
         }
         try encode(ArchivedPropertyListTree(value: tree, mutableContainers: true), forKey: key)
@@ -190,7 +190,7 @@ extension KeyedArchiveDecoder {
         } catch let failure as DecodingError {
             throw Self.archiveError(failure, decoding: T.self, under: base, uid: uid)
         } catch {
-            throw ArchiveError(.modelError, "decoding \(T.self) through Codable threw: \(error)", keyPath: base, uid: uid,
+            throw ArchiveError(.modelError, "decoding \(T.self) through Codable threw: \(String(describing: error).escapedForMessage)", keyPath: base, uid: uid,
                                underlyingDescription: "\(error)")
         }
     }
@@ -206,13 +206,13 @@ extension KeyedArchiveDecoder {
             context = DecodingError.Context(codingPath: found.codingPath + [key], debugDescription: found.debugDescription)
         case .dataCorrupted(let found): code = .valueOutOfRange; context = found
         @unknown default:
-            return ArchiveError(.modelError, "decoding \(type) through Codable failed: \(failure)", keyPath: base, uid: uid, underlyingDescription: "\(failure)")
+            return ArchiveError(.modelError, "decoding \(type) through Codable failed: \(String(describing: failure).escapedForMessage)", keyPath: base, uid: uid, underlyingDescription: "\(failure)")
         }
         var path = base
         for key in context.codingPath {
             path = key.intValue.map { path.appending(index: $0) } ?? path.appending(key: key.stringValue)
         }
-        return ArchiveError(code, "decoding \(type) through Codable: \(context.debugDescription)", keyPath: path, uid: uid)
+        return ArchiveError(code, "decoding \(type) through Codable: \(context.debugDescription.escapedForMessage)", keyPath: path, uid: uid)
     }
 }
 
