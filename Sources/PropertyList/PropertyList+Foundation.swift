@@ -35,3 +35,9 @@ extension BinaryPropertyListReader {
         return try result.get()
     }
 }
+
+/// So that `error.localizedDescription` (Foundation's `NSError` bridging) shows what went wrong
+/// and where, instead of "The operation could not be completed".
+extension PropertyListError: LocalizedError {
+    public var errorDescription: String? { description }
+}

@@ -53,6 +53,9 @@ extension PropertyListValue {
         }
     }
 
+    /// ``kindName`` with its article ("an integer", "a string"), for messages.
+    public var kindNameWithArticle: String { withArticle(kindName) }
+
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
@@ -148,4 +151,9 @@ extension PropertyListValue: ExpressibleByDictionaryLiteral {
     public init(dictionaryLiteral elements: (String, PropertyListValue)...) {
         self = .dictionary(PropertyListDictionary(pairs: elements))
     }
+}
+
+/// "an integer", "an array", "a string": the kind names all start with a consonant but these two.
+func withArticle(_ kindName: String) -> String {
+    kindName == "integer" || kindName == "array" ? "an \(kindName)" : "a \(kindName)"
 }

@@ -265,3 +265,19 @@ import Testing
         #expect(try ours.decodeIfPresent(Int.self, forKey: "absent") == nil)
     }
 }
+
+@Suite struct LocalizedErrorTests {
+    /// Foundation's `localizedDescription` shows our description, not the generic sentence.
+    @Test func localizedDescriptionIsTheDescription() throws {
+        do {
+            _ = try KeyedUnarchiver(bytes: [0x62, 0x70], registry: ArchiveRegistry())
+            Issue.record("two bytes were read as an archive")
+        } catch {
+            let bridged: any Error = error
+            #expect(bridged.localizedDescription == error.description)
+            #expect(bridged.localizedDescription.contains("invalidPropertyList"))
+            let underlying: any Error = try #require(error.propertyListError)
+            #expect(underlying.localizedDescription == error.propertyListError?.description)
+        }
+    }
+}

@@ -40,7 +40,7 @@ enum ArchiveStringDecoding {
                 if case .string(let string) = session.object(try session.index(target)) { return string }
                 throw session.error(.typeMismatch, "NS.string refers to \(session.describe(try session.index(target))), expected a string", uid: uid)
             default:
-                throw session.error(.typeMismatch, "NS.string is a \(value.kindName), expected a string", uid: uid)
+                throw session.error(.typeMismatch, "NS.string is \(value.kindNameWithArticle), expected a string", uid: uid)
             }
         }
         if case .data(let bytes)? = instance.value(forStoredKey: "NS.bytes") {
@@ -82,7 +82,7 @@ enum DataBytes {
                 if case .data(let bytes) = session.object(try session.index(target)) { return bytes }
                 throw session.error(.typeMismatch, "\(key) refers to \(session.describe(try session.index(target))), expected data", uid: uid)
             default:
-                throw session.error(.typeMismatch, "\(key) is a \(value.kindName), expected data", uid: uid)
+                throw session.error(.typeMismatch, "\(key) is \(value.kindNameWithArticle), expected data", uid: uid)
             }
         }
         throw session.error(.valueNotFound, "data object has no NS.data", uid: uid)
@@ -211,13 +211,13 @@ enum ArchiveArrayDecoding {
             throw session.error(.valueNotFound, "the collection has no \(key)", uid: uid)
         }
         guard case .array(let elements) = value else {
-            throw session.error(.typeMismatch, "\(key) is a \(value.kindName), expected an array of references", uid: uid)
+            throw session.error(.typeMismatch, "\(key) is \(value.kindNameWithArticle), expected an array of references", uid: uid)
         }
         var references: [ArchiveReference] = []
         references.reserveCapacity(elements.count)
         for (position, element) in elements.enumerated() {
             guard case .uid(let reference) = element else {
-                throw session.error(.typeMismatch, "\(key)[\(position)] is a \(element.kindName), expected a reference", uid: uid)
+                throw session.error(.typeMismatch, "\(key)[\(position)] is \(element.kindNameWithArticle), expected a reference", uid: uid)
             }
             references.append(ArchiveReference(uid: reference))
         }
@@ -377,7 +377,7 @@ enum ArchiveNumberDecoding {
         let uid = try session.index(reference)
         let value = try scalar(uid: uid, session: session, requested: "\(I.self)")
         guard case .integer(let integer) = value else {
-            throw session.error(.typeMismatch, "expected an integer for \(I.self), found a \(value.kindName)", uid: uid)
+            throw session.error(.typeMismatch, "expected an integer for \(I.self), found \(value.kindNameWithArticle)", uid: uid)
         }
         if let signed = integer.int64Value, let exact = I(exactly: signed) { return exact }
         if let unsigned = integer.uint64Value, let exact = I(exactly: unsigned) { return exact }

@@ -96,7 +96,7 @@ public struct KeyedArchiveDecoder {
         }
         guard let value = try scalar(forKey: key) else { return nil }
         guard case .integer(let integer) = value else {
-            throw error(.typeMismatch, "expected an integer for \(I.self), found a \(value.kindName)", key: key)
+            throw error(.typeMismatch, "expected an integer for \(I.self), found \(value.kindNameWithArticle)", key: key)
         }
         if let signed = integer.int64Value, let exact = I(exactly: signed) { return exact }
         if let unsigned = integer.uint64Value, let exact = I(exactly: unsigned) { return exact }
@@ -120,7 +120,7 @@ public struct KeyedArchiveDecoder {
         case .bool(let flag): return flag
         // An NSNumber integer answers boolValue too; only the two values it can mean are taken.
         case .integer(let integer) where integer.int64Value == 0 || integer.int64Value == 1: return integer.int64Value == 1
-        default: throw error(.typeMismatch, "expected a boolean, found a \(value.kindName)", key: key)
+        default: throw error(.typeMismatch, "expected a boolean, found \(value.kindNameWithArticle)", key: key)
         }
     }
 
@@ -132,7 +132,7 @@ public struct KeyedArchiveDecoder {
             if let signed = integer.int64Value { return Double(signed) }
             if let unsigned = integer.uint64Value { return Double(unsigned) }
             throw error(.valueOutOfRange, "\(integer) does not fit Double", key: key)
-        default: throw error(.typeMismatch, "expected a real, found a \(value.kindName)", key: key)
+        default: throw error(.typeMismatch, "expected a real, found \(value.kindNameWithArticle)", key: key)
         }
     }
 
@@ -178,7 +178,7 @@ public struct KeyedArchiveDecoder {
                 try DataBytes.decode(uid: try session.index(reference), session: session)
             }
         default:
-            throw error(.typeMismatch, "expected data, found a \(value.kindName)", key: key)
+            throw error(.typeMismatch, "expected data, found \(value.kindNameWithArticle)", key: key)
         }
     }
 
@@ -197,7 +197,7 @@ public struct KeyedArchiveDecoder {
         }
         guard let value = fields[ArchiveKeys.escape(key)] else { return nil }
         guard case .uid(let uid) = value else {
-            throw error(.typeMismatch, "expected a reference to an object, found a \(value.kindName)", key: key)
+            throw error(.typeMismatch, "expected a reference to an object, found \(value.kindNameWithArticle)", key: key)
         }
         return ArchiveReference(uid: uid)
     }
@@ -349,7 +349,7 @@ public struct KeyedArchiveDecoder {
             throw error(.valueNotFound, "no unkeyed value \(storedKey)", key: storedKey)
         }
         guard case .uid(let reference) = value else {
-            throw error(.typeMismatch, "expected a reference to an object, found a \(value.kindName)", key: storedKey)
+            throw error(.typeMismatch, "expected a reference to an object, found \(value.kindNameWithArticle)", key: storedKey)
         }
         return try session.withPath(.key(storedKey)) { () throws(ArchiveError) in
             try decode(type, reference: ArchiveReference(uid: reference))

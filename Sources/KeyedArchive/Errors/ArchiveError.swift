@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#elseif canImport(Foundation)
+import Foundation
+#endif
 import PropertyList
 
 /// Every fault the keyed-archive layer reports, whether decoding (untrusted input) or encoding.
@@ -125,4 +130,10 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         hasher.combine(uid)
         hasher.combine(keyPath)
     }
+}
+
+/// So that `error.localizedDescription` (Foundation's `NSError` bridging) shows the code, the key
+/// path and the UID instead of "The operation could not be completed".
+extension ArchiveError: LocalizedError {
+    public var errorDescription: String? { description }
 }

@@ -51,7 +51,7 @@ extension ArchiveGraph {
     /// - Throws: ``ArchiveError`` naming the faulty header field, or the UID of the faulty object.
     public init(propertyList: PropertyListValue, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
         guard case .dictionary(let root) = propertyList else {
-            throw ArchiveError(.invalidArchiveHeader, "the top of the property list is a \(propertyList.kindName), not a dictionary")
+            throw ArchiveError(.invalidArchiveHeader, "the top of the property list is \(propertyList.kindNameWithArticle), not a dictionary")
         }
         for key in [ArchiveKeys.archiver, ArchiveKeys.version, ArchiveKeys.objects, ArchiveKeys.top] {
             let occurrences = Self.occurrences(of: key, in: root)
@@ -63,7 +63,7 @@ extension ArchiveGraph {
             throw ArchiveError(.invalidArchiveHeader, "$archiver is missing")
         }
         guard case .string(let archiver) = archiverValue else {
-            throw ArchiveError(.invalidArchiveHeader, "$archiver is a \(archiverValue.kindName), expected the string NSKeyedArchiver")
+            throw ArchiveError(.invalidArchiveHeader, "$archiver is \(archiverValue.kindNameWithArticle), expected the string NSKeyedArchiver")
         }
         guard archiver.isExactlyEqual(to: ArchiveKeys.archiverName) else {
             throw ArchiveError(.invalidArchiveHeader, "$archiver is \"\(archiver.prefix(64).escapedForMessage)\", expected NSKeyedArchiver")
@@ -72,7 +72,7 @@ extension ArchiveGraph {
             throw ArchiveError(.invalidArchiveHeader, "$version is missing")
         }
         guard case .integer(let version) = versionValue else {
-            throw ArchiveError(.invalidArchiveHeader, "$version is a \(versionValue.kindName), expected the integer 100000")
+            throw ArchiveError(.invalidArchiveHeader, "$version is \(versionValue.kindNameWithArticle), expected the integer 100000")
         }
         guard version.int64Value == ArchiveKeys.formatVersion else {
             throw ArchiveError(.invalidArchiveHeader, "$version is \(version), expected 100000")
@@ -81,7 +81,7 @@ extension ArchiveGraph {
             throw ArchiveError(.invalidArchiveHeader, "$objects is missing")
         }
         guard case .array(let storedObjects) = objectsValue else {
-            throw ArchiveError(.invalidArchiveHeader, "$objects is a \(objectsValue.kindName), expected an array")
+            throw ArchiveError(.invalidArchiveHeader, "$objects is \(objectsValue.kindNameWithArticle), expected an array")
         }
         guard storedObjects.count <= options.maximumObjectCount else {
             throw ArchiveError(.budgetExceeded, "$objects has \(storedObjects.count) entries, more than the limit of \(options.maximumObjectCount)")
@@ -96,7 +96,7 @@ extension ArchiveGraph {
             throw ArchiveError(.invalidArchiveHeader, "$top is missing")
         }
         guard case .dictionary(let topDictionary) = topValue else {
-            throw ArchiveError(.invalidArchiveHeader, "$top is a \(topValue.kindName), expected a dictionary")
+            throw ArchiveError(.invalidArchiveHeader, "$top is \(topValue.kindNameWithArticle), expected a dictionary")
         }
         let count = UInt64(storedObjects.count)
         var top: [TopEntry] = []
@@ -135,7 +135,7 @@ extension ArchiveGraph {
                         throw ArchiveError(.invalidClassReference, "$class appears \(occurrences) times\(Self.duplicateNote)", uid: uid)
                     }
                     guard case .uid(let classUID) = classValue else {
-                        throw ArchiveError(.invalidClassReference, "$class is a \(classValue.kindName), expected a UID", uid: uid)
+                        throw ArchiveError(.invalidClassReference, "$class is \(classValue.kindNameWithArticle), expected a UID", uid: uid)
                     }
                     try Self.checkReferences(in: .dictionary(dictionary), count: count, owner: uid, options: options)
                     objects.append(.instance(Instance(classUID: classUID, storage: dictionary)))
@@ -297,7 +297,7 @@ extension ArchiveGraph {
     private static func stringArray(_ value: PropertyListValue, key: String, uid: PropertyListUID, name: String, options: ArchiveReadingOptions,
                                     chains: inout SharedChains) throws(ArchiveError) -> [String] {
         guard case .array(let elements) = value else {
-            throw ArchiveError(.invalidClassDescriptor, "\(key) is a \(value.kindName), expected an array of strings", uid: uid, classChain: [String(name.prefix(256))])
+            throw ArchiveError(.invalidClassDescriptor, "\(key) is \(value.kindNameWithArticle), expected an array of strings", uid: uid, classChain: [String(name.prefix(256))])
         }
         // The same storage is the same array while the tree holding it lives (it does, here).
         let storage = elements.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) }
@@ -316,7 +316,7 @@ extension ArchiveGraph {
         strings.reserveCapacity(elements.count)
         for element in elements {
             guard case .string(let string) = element else {
-                throw ArchiveError(.invalidClassDescriptor, "\(key) holds a \(element.kindName), expected only strings", uid: uid, classChain: [String(name.prefix(256))])
+                throw ArchiveError(.invalidClassDescriptor, "\(key) holds \(element.kindNameWithArticle), expected only strings", uid: uid, classChain: [String(name.prefix(256))])
             }
             try checkLength(string.utf8.count, of: "class name", options: options, uid: uid)
             strings.append(string)

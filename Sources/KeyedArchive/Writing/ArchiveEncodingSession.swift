@@ -302,7 +302,7 @@ final class ArchiveEncodingSession {
         case .data(let bytes): reference = encodeData(bytes)
         default:
             failed = true
-            throw error(.invalidState, "a \(value.kindName) cannot stand as a plain object of its own")
+            throw error(.invalidState, "\(value.kindNameWithArticle) cannot stand as a plain object of its own")
         }
         state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] = Int(reference.uid.value)
         state.pointee.retained.append(identity)

@@ -57,7 +57,7 @@ extension BinaryPropertyListDocument {
                         throw PropertyListError(.invalidReference, "object \(frame.node): key reference \(key) is not below the object count \(count)", at: location(frame.node))
                     }
                     guard case .string = objects[key] else {
-                        throw PropertyListError(.nonStringKey, "object \(frame.node): dictionary key (object \(key)) is a \(objects[key].kindName), not a string", at: location(frame.node))
+                        throw PropertyListError(.nonStringKey, "object \(frame.node): dictionary key (object \(key)) is \(objects[key].kindNameWithArticle), not a string", at: location(frame.node))
                     }
                 }
             }
@@ -246,4 +246,6 @@ extension BinaryPropertyListDocument.Object {
         case .dictionary: return "dictionary"
         }
     }
+
+    var kindNameWithArticle: String { withArticle(kindName) }
 }

@@ -132,7 +132,7 @@ public struct BinaryPropertyListWriter: Sendable {
                         throw PropertyListError(.invalidReference, "object \(node): key reference \(key) is not below the object count \(count)")
                     }
                     guard case .string = objects[key] else {
-                        throw PropertyListError(.nonStringKey, "object \(node): dictionary key (object \(key)) is a \(objects[key].kindName), not a string")
+                        throw PropertyListError(.nonStringKey, "object \(node): dictionary key (object \(key)) is \(objects[key].kindNameWithArticle), not a string")
                     }
                 }
             }

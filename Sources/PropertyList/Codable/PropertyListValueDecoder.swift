@@ -43,7 +43,7 @@ struct PlistValueDecoding: Decoder {
     }
 
     private func mismatch(_ type: Any.Type, _ found: PropertyListValue) -> DecodingError {
-        .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "Expected to decode \(type) but found a \(found.kindName) instead."))
+        .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "Expected to decode \(type) but found \(found.kindNameWithArticle) instead."))
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
