@@ -281,3 +281,22 @@ import Testing
         }
     }
 }
+
+@Suite struct FoundationRootRemedyTests {
+    /// An array decoded as one model: the refusal says to decode a collection, not to register
+    /// the model under the name `NSArray` (which would admit any array as an airplane).
+    @Test func aCollectionAskedForAsAModelGetsCollectionAdvice() throws {
+        var registry = ArchiveRegistry()
+        registry.register(Airplane.self)
+        let bytes = try KeyedArchiver.archive([Airplane(model: "ASK 21", registrationNumber: "D-1234", airframeHours: 3)], registry: registry)
+        do {
+            _ = try KeyedUnarchiver.unarchive(Airplane.self, from: bytes, registry: registry)
+            Issue.record("an array was decoded as an airplane")
+        } catch {
+            #expect(error.code == .classNotAllowed)
+            let remedy = try #require(error.remedy)
+            #expect(remedy.contains("[Airplane]"))
+            #expect(!remedy.contains("register("))
+        }
+    }
+}

@@ -243,6 +243,23 @@ public struct ArchiveRegistry: Sendable {
     func remedy(admitting name: String, family: (entry: Int, includesDescendants: Bool), requested: String) -> String {
         let root = entries[family.entry]
         let literal = Self.swiftLiteral(name)
+        if let kind = foundationClass(named: name) {
+            // Registering a model under a Foundation name would be wrong advice: the object is
+            // a collection or value, and the type asked for was.
+            let swiftType: String
+            switch kind {
+            case .array: swiftType = "[\(requested)]"
+            case .set: swiftType = "Set<\(requested)>"
+            case .dictionary: swiftType = "[String: \(requested)]"
+            case .string: swiftType = "String"
+            case .data: swiftType = "Data"
+            case .date: swiftType = "Date"
+            case .url: swiftType = "URL"
+            case .uuid: swiftType = "UUID"
+            case .null: swiftType = "an optional"
+            }
+            return "none: the object is an \(kind.defaultNames.first ?? kind.rawValue), not a \(requested); decode it as \(swiftType)"
+        }
         if family.includesDescendants {
             return "registry.register(YourType.self, className: \(literal), superclass: \(root.typeName).self) — only if that class really is a kind of \(requested)"
         }
