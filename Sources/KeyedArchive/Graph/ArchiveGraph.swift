@@ -140,7 +140,9 @@ public struct ArchiveGraph: Hashable, Sendable {
         return result
     }
 
-    /// The UIDs an object refers to, in stored order (for an instance: its class first, then its fields).
+    /// The UIDs an object refers to, one per occurrence, in stored order. For an instance that is
+    /// its entries in file order, `$class` among them wherever the file puts it: not necessarily
+    /// first (XML writers sort keys; binary archives store them in hash-table order).
     public func references(of uid: PropertyListUID) -> [PropertyListUID] {
         switch object(uid) {
         case .instance(let instance)?:
