@@ -300,3 +300,27 @@ import Testing
         }
     }
 }
+
+@Suite struct FloatRangeTests {
+    /// A double beyond `Float`'s range is refused, as field and as number object, instead of
+    /// becoming infinity; an infinite double stays infinite and an ordinary one is rounded.
+    @Test func doublesBeyondFloatRangeAreRefused() throws {
+        let archiver = KeyedArchiver(registry: ArchiveRegistry())
+        try archiver.topLevelEncoder.encode(1e300, forKey: "large")
+        try archiver.topLevelEncoder.encode(Double.infinity, forKey: "infinite")
+        try archiver.topLevelEncoder.encode(0.1, forKey: "tenth")
+        try archiver.encode([1e300], forKey: "objects")
+        let bytes = try archiver.finish()
+        let decoder = try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry()).topLevelDecoder
+        #expect(throws: ArchiveError.self) { try decoder.decode(Float.self, forKey: "large") }
+        #expect(try decoder.decode(Float.self, forKey: "infinite") == .infinity)
+        #expect(try decoder.decode(Float.self, forKey: "tenth") == Float(0.1))
+        do {
+            _ = try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry()).decode([Float].self, forKey: "objects")
+            Issue.record("1e300 became a Float")
+        } catch {
+            #expect(error.code == .valueOutOfRange)
+            #expect(error.keyPath.description == "objects[0]")
+        }
+    }
+}

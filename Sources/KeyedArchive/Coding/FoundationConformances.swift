@@ -385,7 +385,17 @@ enum ArchiveNumberDecoding {
     }
 
     static func double(reference: ArchiveReference, session: ArchiveDecodingSession) throws(ArchiveError) -> Double {
-        let uid = try session.index(reference)
+        try double(uid: try session.index(reference), session: session)
+    }
+
+    /// A double as a `Float`, rounded to nearest; nil when it is finite and beyond `Float`'s range,
+    /// which would silently become an infinity (Foundation's `PropertyListDecoder` refuses it too).
+    static func float(fitting double: Double) -> Float? {
+        guard !double.isFinite || abs(double) <= Double(Float.greatestFiniteMagnitude) else { return nil }
+        return Float(double)
+    }
+
+    static func double(uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> Double {
         switch try scalar(uid: uid, session: session, requested: "Double") {
         case .real(let real): return real.doubleValue
         case .integer(let integer):
@@ -461,7 +471,11 @@ extension Float: ArchiveObjectCodable {
             try decoder.session.admitPrimitive(.reals, uid: uid, requested: "Float")
             return value
         }
-        return Float(try ArchiveNumberDecoding.double(reference: reference, session: decoder.session))
+        let double = try ArchiveNumberDecoding.double(uid: uid, session: decoder.session)
+        guard let float = ArchiveNumberDecoding.float(fitting: double) else {
+            throw decoder.session.error(.valueOutOfRange, "\(double) is too large to fit Float", uid: uid)
+        }
+        return float
     }
 }
 

@@ -5,7 +5,9 @@ import PropertyList
 /// Keys are the model's own (unescaped) keys. Scalar accessors accept the value inline, as
 /// `encodeInt:`/`encodeBool:`/`encodeDouble:` store it, or as a reference to a plain number
 /// object, as Foundation's Swift overlay stores `UInt64` and other bridged numbers. Integers
-/// must fit the requested type exactly; nothing is silently truncated. Every fault is an
+/// must fit the requested type exactly; reals convert to the width asked for, rounded to
+/// nearest as Apple's unarchiver does, and a double beyond `Float`'s range is refused rather
+/// than made infinite (a deliberate difference from Foundation on Linux). Every fault is an
 /// ``ArchiveError`` whose key path ends with the key.
 public struct KeyedArchiveDecoder {
     @usableFromInline let session: ArchiveDecodingSession
@@ -139,7 +141,11 @@ public struct KeyedArchiveDecoder {
     public func decodeIfPresent(_ type: Float.Type, forKey key: String) throws(ArchiveError) -> Float? {
         guard let value = try scalar(forKey: key) else { return nil }
         if case .real(.float32(let float)) = value { return float }
-        return try decodeIfPresent(Double.self, forKey: key).map { Float($0) }
+        guard let double = try decodeIfPresent(Double.self, forKey: key) else { return nil }
+        guard let float = ArchiveNumberDecoding.float(fitting: double) else {
+            throw error(.valueOutOfRange, "\(double) is too large to fit Float", key: key)
+        }
+        return float
     }
 
     public func decodeIfPresent(_ type: Int.Type, forKey key: String) throws(ArchiveError) -> Int? { try integer(type, forKey: key) }
