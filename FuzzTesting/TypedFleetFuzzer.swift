@@ -55,6 +55,60 @@ enum TypedFleet {
         classes([PilotValue].self, registry: Fleet.valueRegistry, bytes: bytes, graph: graph, options: options, shape: { FleetShape.pilotValues($0) })
         classes(PilotValue.self, registry: Fleet.valueRegistry, bytes: bytes, graph: graph, options: options, shape: { FleetShape.pilotValues([$0]) })
         family(graph: graph, options: options)
+        propertyListTree(bytes: bytes, graph: graph, options: options)
+    }
+
+    /// A small `Codable` model for the bridge: whatever the tree holds, decoding it may only fail.
+    struct CodableLog: Codable {
+        var name: String
+        var count: Int?
+        var ratio: Float?
+        var tags: [String]?
+        var nested: [String: [Int]]?
+    }
+
+    /// `root` as an untyped property-list tree (what `decodeDecodable` reads): the generic view
+    /// and the bytes must agree; a tree read must archive and read back equal, in both formats.
+    static func propertyListTree(bytes: [UInt8], graph: ArchiveGraph, options: ArchiveReadingOptions) {
+        let what = "PropertyListValue"
+        let registry = ArchiveRegistry()
+        // A small expansion budget, so that comparing and re-archiving a tree stay fast; the
+        // generic view is read again under it, so that both paths have the same limits.
+        var options = options
+        options.propertyList.maximumExpandedValueCount = min(options.propertyList.maximumExpandedValueCount, 100_000)
+        guard let graph = try? ArchiveGraph(bytes: bytes, options: options) else { return }
+        let usual = Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(graph: graph, registry: registry, options: options).decode(PropertyListValue.self) })
+        let direct = Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(bytes: bytes, registry: registry, options: options).decode(PropertyListValue.self) })
+        let tree: PropertyListValue
+        switch (usual, direct) {
+        case (.failure(let error), .failure(let again)):
+            guard again == error, again.message == error.message else { fuzzFinding("\(what): decoding the bytes and the generic view fail differently: \(again) vs \(error)") }
+            checkDecodingError(error, graph: graph, what)
+            return
+        case (.success(let value), .success(let again)):
+            guard value == again else { fuzzFinding("\(what): decoding the bytes and the generic view give different trees") }
+            tree = value
+        case (.failure(let error), .success):
+            fuzzFinding("\(what): decoding the bytes succeeds where the generic view fails with \(error)")
+        case (.success, .failure(let error)):
+            fuzzFinding("\(what): decoding the bytes fails with \(error) where the generic view succeeds")
+        }
+        _ = try? PropertyListValueDecoder().decode(CodableLog.self, from: tree)
+        _ = try? KeyedUnarchiver(bytes: bytes, registry: registry, options: options).decodeDecodable([CodableLog].self)
+        for format in [ArchiveFormat.binary, .xml] {
+            let archiver = KeyedArchiver(registry: registry)
+            let written: [UInt8]
+            switch Result(catching: { () throws(ArchiveError) in try archiver.encode(tree); return try archiver.finish(format: format) }) {
+            case .success(let bytes): written = bytes
+            case .failure(let error): fuzzFinding("\(what): archiving the tree (\(format)) failed: \(error)")
+            }
+            switch Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(bytes: written, registry: registry).decode(PropertyListValue.self) }) {
+            case .success(let again):
+                guard again == tree else { fuzzFinding("\(what): tree → archive (\(format)) → tree changed it") }
+            case .failure(let error):
+                fuzzFinding("\(what): our archive of the tree (\(format)) does not decode: \(error)")
+            }
+        }
     }
 
     /// Decodes `T` at `root`; on success re-archives and compares.

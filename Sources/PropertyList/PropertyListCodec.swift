@@ -43,6 +43,9 @@ public enum PropertyListCodec {
             if bytes.count >= 6, bytes.prefix(6).elementsEqual("bplist".utf8) {
                 throw PropertyListError(.invalidHeader, "binary property list version \(String(decoding: bytes[6..<min(8, bytes.count)], as: UTF8.self).escapedForMessage) is not bplist00", at: .byteOffset(6))
             }
+            if bytes.isEmpty {
+                throw PropertyListError(.unknownFormat, "input is empty", at: .byteOffset(0))
+            }
             throw PropertyListError(.unknownFormat, "input is neither a bplist00 nor an XML property list", at: .byteOffset(0))
         }
     }

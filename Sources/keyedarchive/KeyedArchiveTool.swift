@@ -95,6 +95,10 @@ func readInput(_ path: String) throws(InputError) -> [UInt8] {
     if path == "-" {
         return [UInt8](FileHandle.standardInput.readDataToEndOfFile())
     }
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        throw InputError(message: "\(path): is a directory, not a file")
+    }
     do {
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     } catch {

@@ -324,3 +324,49 @@ import Testing
         }
     }
 }
+
+@Suite struct PropertyListTreeBudgetTests {
+    /// `levels` arrays, each holding the next twice, the last two copies of one string: a tree
+    /// of 2^(levels+1) − 1 values in an archive of levels + 3 objects.
+    static func doublingArchive(levels: Int) throws -> [UInt8] {
+        let classUID = PropertyListValue.uid(PropertyListUID(UInt64(levels + 2)))
+        var objects: [PropertyListValue] = ["$null"]
+        for level in 1...levels {
+            let next = PropertyListValue.uid(PropertyListUID(UInt64(level + 1)))
+            objects.append(["$class": classUID, "NS.objects": [next, next]])
+        }
+        objects.append("leaf")
+        objects.append(["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]])
+        let root: PropertyListValue = ["$archiver": "NSKeyedArchiver", "$version": .integer(100000),
+                                       "$top": ["root": .uid(PropertyListUID(1))], "$objects": .array(objects)]
+        return try BinaryPropertyListWriter().write(root)
+    }
+
+    /// The expanded size is checked as the tree is built: exactly the tree's size passes, one
+    /// less is `budgetExceeded`; 64 levels (2^65 values) stop at once under the default.
+    @Test func sharedContainersCannotExpandPastTheBudget() throws {
+        let bytes = try Self.doublingArchive(levels: 20)
+        var options = ArchiveReadingOptions()
+        options.propertyList.maximumExpandedValueCount = (1 << 21) - 1
+        let tree = try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry(), options: options).decode(PropertyListValue.self)
+        guard case .array(let top) = tree else { Issue.record("not an array"); return }
+        #expect(top.count == 2)
+        options.propertyList.maximumExpandedValueCount = (1 << 21) - 2
+        #expect(throws: ArchiveError.self) {
+            try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry(), options: options).decode(PropertyListValue.self)
+        }
+        let laughs = try Self.doublingArchive(levels: 64)
+        let clock = ContinuousClock()
+        let elapsed = clock.measure {
+            do {
+                _ = try KeyedUnarchiver(bytes: laughs, registry: ArchiveRegistry()).decodeDecodable([[[String]]].self)
+                Issue.record("a tree of 2^65 values was accepted")
+            } catch let error as ArchiveError {
+                #expect(error.code == .budgetExceeded)
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+        #expect(elapsed < .seconds(5))
+    }
+}

@@ -42,6 +42,18 @@ import Testing
         return Run(status: process.terminationStatus, output: outputData, error: String(decoding: errorData, as: UTF8.self))
     }
 
+    /// Empty input and a directory are named as such, on one line, with a failure status.
+    @Test func emptyInputAndDirectoriesAreNamed() throws {
+        let empty = try Self.run(["plist", "-"], input: Data())
+        #expect(empty.status != 0)
+        #expect(empty.error.contains("input is empty"))
+        #expect(empty.error.split(separator: "\n").count == 1)
+        let directory = try Self.run(["dump", Self.packageRoot.appendingPathComponent("Fixtures").path])
+        #expect(directory.status != 0)
+        #expect(directory.error.contains("is a directory"))
+        #expect(directory.error.split(separator: "\n").count == 1)
+    }
+
     @Test func validateAdmitsOrExplainsEachRefusal() throws {
         let fleet = Self.packageRoot.appendingPathComponent("Fixtures/fleet.plist").path
         let all = "Pilot,Airplane,Glider,PoweredAirplane,NSArray,NSDictionary,NSDate"

@@ -79,20 +79,38 @@ enum PropertyListTreeArchiving {
         }
     }
 
+    /// A decoded tree and how many values it expands to. A shared container is decoded once
+    /// and then handed out again, so a small archive can hold a tree that expands
+    /// exponentially (each array holding the next twice); comparing, describing or re-archiving
+    /// such a value would walk every copy. So a tree is refused beyond the reader's
+    /// `maximumExpandedValueCount`, as a property list read from a file is.
+    struct Node: ArchiveObjectDecodable {
+        let value: PropertyListValue
+        let expandedCount: Int
+
+        static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Node {
+            try PropertyListTreeArchiving.node(uid: try decoder.session.index(reference), decoder: decoder)
+        }
+    }
+
     static func decode(uid: Int, decoder: KeyedArchiveDecoder) throws(ArchiveError) -> PropertyListValue {
+        try node(uid: uid, decoder: decoder).value
+    }
+
+    static func node(uid: Int, decoder: KeyedArchiveDecoder) throws(ArchiveError) -> Node {
         let session = decoder.session
         switch session.object(uid) {
         case .string(let string):
             try session.admitPrimitive(.strings, uid: uid, requested: requested)
-            return .string(string)
+            return Node(value: .string(string), expandedCount: 1)
         case .integer, .real, .bool:
-            return try ArchiveNumberDecoding.scalar(uid: uid, session: session, requested: requested)
+            return Node(value: try ArchiveNumberDecoding.scalar(uid: uid, session: session, requested: requested), expandedCount: 1)
         case .data(let bytes):
             try session.admitPrimitive(.data, uid: uid, requested: requested)
-            return .data(bytes)
+            return Node(value: .data(bytes), expandedCount: 1)
         case .date(let date):
             try session.admitPrimitive(.dates, uid: uid, requested: requested)
-            return .date(date)
+            return Node(value: .date(date), expandedCount: 1)
         case .instance:
             break
         default:
@@ -100,27 +118,59 @@ enum PropertyListTreeArchiving {
         }
         switch try session.foundationKind(ofInstance: uid, requested: requested) {
         case .string:
-            return .string(try ArchiveStringDecoding.decode(uid: uid, session: session))
+            return Node(value: .string(try ArchiveStringDecoding.decode(uid: uid, session: session)), expandedCount: 1)
         case .data:
-            return .data(try DataBytes.decode(uid: uid, session: session))
+            return Node(value: .data(try DataBytes.decode(uid: uid, session: session)), expandedCount: 1)
         case .date:
-            return .date(PropertyListDate(secondsSinceReferenceDate: try Date.decode(uid: uid, session: session).timeIntervalSinceReferenceDate))
+            let seconds = try Date.decode(uid: uid, session: session).timeIntervalSinceReferenceDate
+            return Node(value: .date(PropertyListDate(secondsSinceReferenceDate: seconds)), expandedCount: 1)
         case .array:
-            return .array(try ArchiveArrayDecoding.decodeElements(uid: uid, requested: requested, kind: .array, session: session) { (element: ArchiveReference) throws(ArchiveError) in
-                try decoder.decode(PropertyListValue.self, reference: element)
-            })
+            return try decodeElements(uid: uid, kind: .array, decoder: decoder)
         case .set:
-            return .set(try ArchiveArrayDecoding.decodeElements(uid: uid, requested: requested, kind: .set, session: session) { (element: ArchiveReference) throws(ArchiveError) in
-                try decoder.decode(PropertyListValue.self, reference: element)
-            })
+            return try decodeElements(uid: uid, kind: .set, decoder: decoder)
         case .dictionary:
-            return .dictionary(try decodeDictionary(uid: uid, decoder: decoder))
+            return try decodeDictionary(uid: uid, decoder: decoder)
         case let other:
             throw session.error(.classNotAllowed, "an \(other.defaultNames.first ?? other.rawValue) is not a property-list value", uid: uid)
         }
     }
 
-    private static func decodeDictionary(uid: Int, decoder: KeyedArchiveDecoder) throws(ArchiveError) -> PropertyListDictionary {
+    /// Adds `count` to a running expanded size, checked against the budget (saturating first).
+    private static func grow(_ total: inout Int, by count: Int, uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) {
+        let (sum, overflow) = total.addingReportingOverflow(count)
+        total = overflow ? Int.max : sum
+        let budget = session.options.propertyList.maximumExpandedValueCount
+        guard total <= budget else {
+            throw session.error(.budgetExceeded, "the property-list tree expands to more than \(budget) values (shared containers referenced repeatedly; maximumExpandedValueCount)", uid: uid)
+        }
+    }
+
+    private static func decodeElements(uid: Int, kind: FoundationClass, decoder: KeyedArchiveDecoder) throws(ArchiveError) -> Node {
+        let session = decoder.session
+        guard let instance = try session.foundationInstance(uid, kind: kind, requested: requested) else {
+            throw session.error(.typeMismatch, "expected an \(kind == .set ? "NSSet" : "NSArray"), found \(session.describe(uid))", uid: uid)
+        }
+        let references = try ArchiveArrayDecoding.elementReferences(instance, key: "NS.objects", uid: uid, session: session)
+        return try session.decodeContainer(Node.self, uid: uid, count: references.count) { () throws(ArchiveError) in
+            var elements: [PropertyListValue] = []
+            elements.reserveCapacity(references.count)
+            var total = 1
+            for position in 0..<references.count {
+                let reference = references[position]
+                guard !reference.isNull else {
+                    throw session.error(.valueNotFound, "element \(position) is $null", uid: uid)
+                }
+                let element = try session.withPath(.index(position)) { () throws(ArchiveError) in
+                    try decoder.decode(Node.self, reference: reference)
+                }
+                try grow(&total, by: element.expandedCount, uid: uid, session: session)
+                elements.append(element.value)
+            }
+            return Node(value: kind == .set ? .set(elements) : .array(elements), expandedCount: total)
+        }
+    }
+
+    private static func decodeDictionary(uid: Int, decoder: KeyedArchiveDecoder) throws(ArchiveError) -> Node {
         let session = decoder.session
         guard let instance = try session.foundationInstance(uid, kind: .dictionary, requested: requested) else {
             throw session.error(.typeMismatch, "expected an NSDictionary, found \(session.describe(uid))", uid: uid)
@@ -130,22 +180,26 @@ enum PropertyListTreeArchiving {
         guard keys.count == objects.count else {
             throw session.error(.valueOutOfRange, "NS.keys has \(keys.count) entries but NS.objects has \(objects.count)", uid: uid)
         }
-        return try session.decodeContainer(PropertyListDictionary.self, uid: uid, count: keys.count) { () throws(ArchiveError) in
+        return try session.decodeContainer(Node.self, uid: uid, count: keys.count) { () throws(ArchiveError) in
             var dictionary = PropertyListDictionary()
+            var total = 1
             for position in 0..<keys.count {
                 let key = try session.withPath(.index(position)) { () throws(ArchiveError) in
                     try decoder.decode(String.self, reference: keys[position])
                 }
                 let value = try session.withPath(.key(key)) { () throws(ArchiveError) in
-                    try decoder.decode(PropertyListValue.self, reference: objects[position])
+                    try decoder.decode(Node.self, reference: objects[position])
                 }
                 // Readers disagree on which of two equal keys counts, so a tree never holds both.
                 guard dictionary[key] == nil else {
                     throw session.error(.valueOutOfRange, "NSDictionary holds the key \(key.escapedForMessage) twice", uid: uid)
                 }
-                dictionary.append(key: key, value: value)
+                // The key counts as a value, as the property-list readers count it.
+                try grow(&total, by: 1, uid: uid, session: session)
+                try grow(&total, by: value.expandedCount, uid: uid, session: session)
+                dictionary.append(key: key, value: value.value)
             }
-            return dictionary
+            return Node(value: .dictionary(dictionary), expandedCount: total)
         }
     }
 }
