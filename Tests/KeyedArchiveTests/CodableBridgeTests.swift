@@ -369,4 +369,18 @@ import Testing
         }
         #expect(elapsed < .seconds(5))
     }
+
+    /// The corpus's 64-level reference explosion, the typed fuzz target's first input to time out
+    /// once it decoded trees (Docs/Fuzzing.md, F8): refused under the default budget.
+    @Test func corpusReferenceExplosionIsRefusedAsATree() throws {
+        for file in ["reference-explosion-64.plist", "reference-explosion-64-typed.plist"] {
+            let bytes = try HostileArchiveTests.bytes(file)
+            do {
+                _ = try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry()).decode(PropertyListValue.self)
+                Issue.record("\(file): a 2^64-value tree was accepted")
+            } catch {
+                #expect(error.code == .budgetExceeded, "\(file)")
+            }
+        }
+    }
 }
