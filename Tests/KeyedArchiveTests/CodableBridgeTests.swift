@@ -384,3 +384,19 @@ import Testing
         }
     }
 }
+
+@Suite struct TopLevelFamilyArrayTests {
+    /// A top-level array of struct family members, written and read without the top-level
+    /// encoder or decoder.
+    @Test func topLevelArraysOfAFamilyRoundTrip() throws {
+        let base = AirplaneValue(model: "ASK 21", registrationNumber: "D-1234", airframeHours: 3)
+        let records: [any AirplaneRecord] = [base, GliderValue(base: base, aerotowLaunchCount: 4, winchLaunchCount: .max)]
+        let archiver = KeyedArchiver(registry: Fleet.valueRegistry)
+        try archiver.encode(records.map { $0 as any ArchiveObjectEncodable })
+        let bytes = try archiver.finish()
+        let decoded = try KeyedUnarchiver(bytes: bytes, registry: Fleet.valueRegistry).decodeArray(of: (any AirplaneRecord).self)
+        #expect(decoded.count == 2)
+        #expect(decoded.first as? AirplaneValue == base)
+        #expect((decoded.last as? GliderValue)?.winchLaunchCount == .max)
+    }
+}

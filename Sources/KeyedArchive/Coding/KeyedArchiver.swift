@@ -51,6 +51,12 @@ public final class KeyedArchiver {
     public func encode(_ value: Float, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
     public func encode(_ value: Double, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
 
+    /// A top-level array of values of different types (the members of a family held as
+    /// `[any AirplaneRecord]`), as an `NSArray`.
+    public func encode(_ values: [any ArchiveObjectEncodable], forKey key: String = "root") throws(ArchiveError) {
+        try top.encode(values, forKey: key)
+    }
+
     /// A conditional top-level reference (see ``KeyedArchiveEncoder/encodeConditional(_:forKey:)``).
     public func encodeConditional<T: AnyObject & ArchiveObjectEncodable>(_ object: T?, forKey key: String) throws(ArchiveError) {
         try top.encodeConditional(object, forKey: key)

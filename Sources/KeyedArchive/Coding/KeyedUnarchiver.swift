@@ -147,6 +147,12 @@ public final class KeyedUnarchiver {
         try run { () throws(ArchiveError) in try topLevelDecoder.decodeObject(of: type, forKey: key) }
     }
 
+    /// Decodes a top-level `NSArray` whose elements are members of a registered family that is
+    /// not itself decodable (`decodeArray(of: (any AirplaneRecord).self)`).
+    public func decodeArray<T>(of type: T.Type, forKey key: String = "root") throws(ArchiveError) -> [T] {
+        try run { () throws(ArchiveError) in try topLevelDecoder.decodeArray(of: type, forKey: key) }
+    }
+
     /// Decodes a top-level value stored without a key (`$0`, `$1`, …).
     public func decodeUnkeyed<T: ArchiveObjectDecodable>(_ type: T.Type, at index: Int) throws(ArchiveError) -> T {
         try run { () throws(ArchiveError) in try topLevelDecoder.decodeUnkeyed(type, at: index) }
