@@ -52,6 +52,11 @@ import Testing
         #expect(directory.status != 0)
         #expect(directory.error.contains("is a directory"))
         #expect(directory.error.split(separator: "\n").count == 1)
+        // A binary file cut short: its last 32 bytes are not a trailer, and the message says so.
+        let fleet = try Data(contentsOf: Self.packageRoot.appendingPathComponent("Fixtures/fleet.plist"))
+        let cut = try Self.run(["dump", "-"], input: fleet.prefix(100))
+        #expect(cut.status != 0)
+        #expect(cut.error.contains("cut short"), "\(cut.error)")
     }
 
     @Test func validateAdmitsOrExplainsEachRefusal() throws {

@@ -88,15 +88,18 @@ package struct BinaryPropertyListParser {
         let declaredCount = readUnsigned(at: trailerStart + 8, width: 8)
         let topObject = readUnsigned(at: trailerStart + 16, width: 8)
         let tableOffset = readUnsigned(at: trailerStart + 24, width: 8)
+        // Core Foundation leaves the trailer's first five bytes zero; other bytes there mean the
+        // last 32 bytes are probably not a trailer at all, most often because the file was cut.
+        let hint = bytes[trailerStart..<(trailerStart + 5)].allSatisfy { $0 == 0 } ? "" : " (the last 32 bytes do not look like a trailer: is the file cut short?)"
 
         guard (1...8).contains(offsetIntSize) else {
-            throw fail(.invalidTrailer, "offset size \(offsetIntSize) is not 1 to 8 bytes", at: trailerStart + 6)
+            throw fail(.invalidTrailer, "offset size \(offsetIntSize) is not 1 to 8 bytes\(hint)", at: trailerStart + 6)
         }
         guard (1...8).contains(objectRefSize) else {
-            throw fail(.invalidTrailer, "object reference size \(objectRefSize) is not 1 to 8 bytes", at: trailerStart + 7)
+            throw fail(.invalidTrailer, "object reference size \(objectRefSize) is not 1 to 8 bytes\(hint)", at: trailerStart + 7)
         }
         guard declaredCount >= 1 else {
-            throw fail(.invalidTrailer, "object count is 0", at: trailerStart + 8)
+            throw fail(.invalidTrailer, "object count is 0\(hint)", at: trailerStart + 8)
         }
         // A negative limit (a caller's option) admits nothing rather than trapping in the conversion.
         guard declaredCount <= UInt64(clamping: options.maximumObjectCount) else {
@@ -104,18 +107,18 @@ package struct BinaryPropertyListParser {
         }
         objectCount = Int(declaredCount)
         guard objectRefSize >= 8 || declaredCount <= (UInt64(1) << UInt64(8 * objectRefSize)) else {
-            throw fail(.invalidTrailer, "\(objectRefSize)-byte references cannot address \(declaredCount) objects", at: trailerStart + 7)
+            throw fail(.invalidTrailer, "\(objectRefSize)-byte references cannot address \(declaredCount) objects\(hint)", at: trailerStart + 7)
         }
         guard topObject < declaredCount else {
-            throw fail(.invalidTrailer, "top object \(topObject) is not below the object count \(declaredCount)", at: trailerStart + 16)
+            throw fail(.invalidTrailer, "top object \(topObject) is not below the object count \(declaredCount)\(hint)", at: trailerStart + 16)
         }
         guard tableOffset > UInt64(BinaryPropertyListFormat.headerLength), tableOffset < UInt64(trailerStart) else {
-            throw fail(.invalidTrailer, "offset table at \(tableOffset) is not between the header and the trailer", at: trailerStart + 24)
+            throw fail(.invalidTrailer, "offset table at \(tableOffset) is not between the header and the trailer\(hint)", at: trailerStart + 24)
         }
         offsetTableStart = Int(tableOffset)
         let (tableLength, overflow) = objectCount.multipliedReportingOverflow(by: offsetIntSize)
         guard !overflow, tableLength <= trailerStart - offsetTableStart else {
-            throw fail(.invalidTrailer, "offset table of \(declaredCount) entries of \(offsetIntSize) bytes runs past the trailer", at: trailerStart + 24)
+            throw fail(.invalidTrailer, "offset table of \(declaredCount) entries of \(offsetIntSize) bytes runs past the trailer\(hint)", at: trailerStart + 24)
         }
         self.offsetIntSize = offsetIntSize
         return (offsetIntSize, Int(topObject))
