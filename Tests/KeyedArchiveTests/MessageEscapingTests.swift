@@ -149,3 +149,30 @@ import Testing
         #expect(wrapped?.description.contains(#"found '</dict>\n</plist>\n'"#) == true, "\(wrapped?.description ?? "no error")")
     }
 }
+
+@Suite struct RenderedStringEscapingTests {
+    /// `dump` and `json` show a string's terminal controls, separators and bidi controls as
+    /// `\uXXXX`; the JSON still reads back to the very same string.
+    @Test func dumpAndJSONShowNoRawControls() throws {
+        let hostile = "plane\u{202E}enalp\u{9B}31m\u{2028}next\u{1B}[0m é 飛行機 \"q\" \\"
+        let archiver = KeyedArchiver(registry: ArchiveRegistry())
+        try archiver.encode(hostile, forKey: "root")
+        let bytes = try archiver.finish()
+        let dump = try ArchiveDumper.dump(bytes)
+        let json = try ArchiveJSONRenderer.render(bytes)
+        for output in [dump, json] {
+            #expect(!output.unicodeScalars.contains { $0 != "\n" && MessageText.needsEscape($0) }, "\(output)")
+            #expect(output.contains("\\u202e") && output.contains("\\u009b") && output.contains("\\u2028") && output.contains("\\u001b"))
+            #expect(output.contains("é 飛行機"))
+        }
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])
+        #expect(Self.strings(in: parsed).contains(hostile))
+    }
+
+    static func strings(in value: Any) -> [String] {
+        if let string = value as? String { return [string] }
+        if let array = value as? [Any] { return array.flatMap { strings(in: $0) } }
+        if let dictionary = value as? [String: Any] { return dictionary.values.flatMap { strings(in: $0) } }
+        return []
+    }
+}

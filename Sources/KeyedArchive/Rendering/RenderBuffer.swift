@@ -21,22 +21,28 @@ struct RenderBuffer {
         }
     }
 
-    /// A JSON string literal: quotes, backslash and control characters escaped, everything else
-    /// as UTF-8.
+    /// A JSON string literal: quotes and backslash escaped, and every character that could
+    /// drive a terminal or reorder what is shown — the C0 and C1 controls, DEL, the line and
+    /// paragraph separators and the bidirectional controls (the set error messages escape,
+    /// `MessageText.needsEscape`) — as `\uXXXX`; everything else as UTF-8. The JSON reads back
+    /// to the same string.
     mutating func appendJSONString(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+        for scalar in string.unicodeScalars {
+            switch scalar.value {
+            case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
             case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
             case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
             case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(Self.hexDigit(byte >> 4))
-                bytes.append(Self.hexDigit(byte & 0xF))
-            default: bytes.append(byte)
+            case 0x20..<0x7F: bytes.append(UInt8(truncatingIfNeeded: scalar.value))
+            case _ where MessageText.needsEscape(scalar):
+                // All of these lie in the Basic Multilingual Plane: four hex digits.
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u")])
+                for shift in stride(from: 12, through: 0, by: -4) {
+                    bytes.append(Self.hexDigit(UInt8(truncatingIfNeeded: scalar.value >> UInt32(shift)) & 0xF))
+                }
+            default: UTF8.encode(scalar) { bytes.append($0) }
             }
         }
         bytes.append(UInt8(ascii: "\""))
