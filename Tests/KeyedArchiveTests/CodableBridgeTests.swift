@@ -104,9 +104,14 @@ import Testing
         #expect(throws: DecodingError.self) { try PropertyListValueDecoder().decode(Float.self, from: .real(.float64(1e39))) }
         #expect(try PropertyListValueDecoder().decode(Int.self, from: .real(.float64(3))) == 3)
         #expect(throws: DecodingError.self) { try PropertyListValueDecoder().decode(Int.self, from: .real(.float64(3.5))) }
-        #expect(try PropertyListValueDecoder().decode(Int.self, from: .bool(true)) == 1)
-        #expect(try PropertyListValueDecoder().decode(Bool.self, from: .integer(0)) == false)
-        #expect(throws: DecodingError.self) { try PropertyListValueDecoder().decode(Bool.self, from: .integer(2)) }
+        // Strict as Foundation's by default; the archive bridge reads booleans and 0/1 as each other.
+        #expect(throws: DecodingError.self) { try PropertyListValueDecoder().decode(Int.self, from: .bool(true)) }
+        #expect(throws: DecodingError.self) { try PropertyListValueDecoder().decode(Bool.self, from: .integer(0)) }
+        var lenient = PropertyListValueDecoder()
+        lenient.booleansAsIntegers = true
+        #expect(try lenient.decode(Int.self, from: .bool(true)) == 1)
+        #expect(try lenient.decode(Bool.self, from: .integer(0)) == false)
+        #expect(throws: DecodingError.self) { try lenient.decode(Bool.self, from: .integer(2)) }
         #expect(throws: DecodingError.self) { try PropertyListValueDecoder().decode(Int.self, from: .string("1")) }
     }
 
@@ -398,5 +403,135 @@ import Testing
         #expect(decoded.count == 2)
         #expect(decoded.first as? AirplaneValue == base)
         #expect((decoded.last as? GliderValue)?.winchLaunchCount == .max)
+    }
+}
+
+/// The review's cases: containers asked for again, absent super decoders, default keys, budgets
+/// over many trees, deep trees and integer-backed keys.
+@Suite struct CodableBridgeReviewTests {
+    enum Keys: String, CodingKey { case a, b }
+
+    struct TwiceNested: Encodable {
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            var first = container.nestedContainer(keyedBy: Keys.self, forKey: .a)
+            try first.encode(1, forKey: .a)
+            var second = container.nestedContainer(keyedBy: Keys.self, forKey: .a)
+            try second.encode(2, forKey: .b)
+            var list = container.nestedUnkeyedContainer(forKey: .b)
+            try list.encode(1)
+            var again = container.nestedUnkeyedContainer(forKey: .b)
+            try again.encode(2)
+        }
+    }
+
+    /// A nested container asked for twice at one key continues the first, as in Foundation.
+    @Test func nestedContainersAskedForTwiceContinue() throws {
+        let ours = try PropertyListValueEncoder().encode(TwiceNested())
+        let foundations = try BinaryPropertyListReader.readValue([UInt8](try PropertyListEncoder().encode(TwiceNested())))
+        #expect(CodableBridgeTests.canonical(ours) == CodableBridgeTests.canonical(foundations))
+        #expect(ours == ["a": ["a": .integer(1), "b": .integer(2)], "b": [.integer(1), .integer(2)]])
+    }
+
+    struct OptionalSuper: Decodable {
+        var inherited: Int?
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            inherited = try Int?(from: container.superDecoder(forKey: .a))
+        }
+    }
+
+    /// A super decoder whose key is absent reads as nil, as Foundation's does.
+    @Test func absentSuperDecoderIsNil() throws {
+        #expect(try PropertyListValueDecoder().decode(OptionalSuper.self, from: ["b": .integer(1)]).inherited == nil)
+        #expect(try PropertyListDecoder().decode(OptionalSuper.self, from: try PropertyListEncoder().encode(["b": 1])).inherited == nil)
+        #expect(try PropertyListValueDecoder().decode(OptionalSuper.self, from: ["a": .integer(4)]).inherited == 4)
+    }
+
+    /// The top-level number overloads take the default key `root` like the generic ones.
+    @Test func topLevelNumbersDefaultToRoot() throws {
+        let archiver = KeyedArchiver(registry: ArchiveRegistry())
+        try archiver.encode(5)
+        let bytes = try archiver.finish()
+        #expect(try ArchiveGraph(bytes: bytes).topFields["root"] == .integer(5))
+        #expect(try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry()).decode(Int.self) == 5)
+    }
+
+    /// Many references to one large tree: each is a copy for the caller, so together they are
+    /// held to the budget too.
+    @Test func manyCopiesOfOneTreeShareTheBudget() throws {
+        let levels = 16
+        let classUID = PropertyListValue.uid(PropertyListUID(UInt64(levels + 3)))
+        var objects: [PropertyListValue] = ["$null"]
+        let copies = (0..<1000).map { _ in PropertyListValue.uid(PropertyListUID(2)) }
+        objects.append(["$class": classUID, "NS.objects": .array(copies)])
+        for level in 2...(levels + 1) {
+            let next = PropertyListValue.uid(PropertyListUID(UInt64(level + 1)))
+            objects.append(["$class": classUID, "NS.objects": [next, next]])
+        }
+        objects.append("leaf")
+        objects.append(["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]])
+        let root: PropertyListValue = ["$archiver": "NSKeyedArchiver", "$version": .integer(100000),
+                                       "$top": ["root": .uid(PropertyListUID(1))], "$objects": .array(objects)]
+        let bytes = try BinaryPropertyListWriter().write(root)
+        var options = ArchiveReadingOptions()
+        options.propertyList.maximumExpandedValueCount = 1 << 20
+        // One tree is 2^17 − 1 values, within the budget; a thousand copies are not.
+        let one = try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry(), options: options)
+        _ = try one.topLevelDecoder.decode(PropertyListValue.self, reference: ArchiveReference(uid: PropertyListUID(2)))
+        do {
+            _ = try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry(), options: options).decode([PropertyListValue].self)
+            Issue.record("a thousand copies of a 2^17-value tree were accepted")
+        } catch {
+            #expect(error.code == .budgetExceeded)
+        }
+    }
+
+    /// Trees nest as deep as `maximumDepth` without recursion: 511 levels decode (in a debug
+    /// build too), 513 are `depthLimitExceeded`.
+    @Test(arguments: [511, 513])
+    func deepTreesDoNotRecurse(levels: Int) throws {
+        let classUID = PropertyListValue.uid(PropertyListUID(UInt64(levels + 2)))
+        var objects: [PropertyListValue] = ["$null"]
+        for level in 1...levels {
+            objects.append(["$class": classUID, "NS.objects": [.uid(PropertyListUID(UInt64(level + 1)))]])
+        }
+        objects.append("leaf")
+        objects.append(["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]])
+        let root: PropertyListValue = ["$archiver": "NSKeyedArchiver", "$version": .integer(100000),
+                                       "$top": ["root": .uid(PropertyListUID(1))], "$objects": .array(objects)]
+        let bytes = try BinaryPropertyListWriter().write(root)
+        let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry())
+        if levels < 512 {
+            var value = try unarchiver.decode(PropertyListValue.self)
+            var depth = 0
+            while case .array(let elements) = value, let first = elements.first { value = first; depth += 1 }
+            #expect(depth == levels)
+            #expect(value == "leaf")
+        } else {
+            do {
+                _ = try unarchiver.decode(PropertyListValue.self)
+                Issue.record("\(levels) levels were accepted")
+            } catch {
+                #expect(error.code == .depthLimitExceeded)
+            }
+        }
+    }
+
+    struct Numbered: Codable {
+        enum CodingKeys: Int, CodingKey { case name = 7 }
+        var name: Int
+    }
+
+    /// An integer-backed coding key is a key in the error's key path, not an index.
+    @Test func integerBackedKeysAreKeysInPaths() throws {
+        let archiver = KeyedArchiver(registry: ArchiveRegistry())
+        try archiver.encodeEncodable(["name": "seven"], forKey: "root")
+        do {
+            _ = try KeyedUnarchiver(bytes: try archiver.finish(), registry: ArchiveRegistry()).decodeDecodable(Numbered.self)
+            Issue.record("a string was decoded as an Int")
+        } catch {
+            #expect(error.keyPath.description == "root.name")
+        }
     }
 }

@@ -65,6 +65,8 @@ final class ArchiveDecodingSession {
         var depth = 0
         var elementCount = 0
         var visitCount = 0
+        /// Values in all the property-list trees handed out so far, each counted as expanded.
+        var treeValueCount = 0
         /// Back-references waiting for the graph, each with the path of its object: a node of
         /// `pathNodes`, a tree of the paths seen when references were registered. Registrations
         /// of one parent's children share all but their last components, so a registration
@@ -186,6 +188,28 @@ final class ArchiveDecodingSession {
     @usableFromInline
     func error(_ code: ArchiveError.Code, _ message: String, uid: Int? = nil, classChain: [String] = []) -> ArchiveError {
         ArchiveError(code, message, keyPath: keyPath, uid: uid.map { PropertyListUID(UInt64($0)) }, classChain: classChain)
+    }
+
+    /// `withPath` for a walk that cannot nest closures (the property-list tree decoder, which
+    /// keeps its own stack): every push is matched by a pop, on a throw too.
+    func pushPath(_ component: ArchiveKeyPath.Component) {
+        state.pointee.path.append((component, -1))
+    }
+
+    func popPath() {
+        state.pointee.path.removeLast()
+    }
+
+    /// Counts the values of a property-list tree handed out to the caller, against the reader's
+    /// expansion budget: a tree a shared container makes large is refused however many times it
+    /// is asked for (each is a copy for the caller to walk).
+    func chargeTreeValues(_ count: Int, uid: Int) throws(ArchiveError) {
+        let (sum, overflow) = state.pointee.treeValueCount.addingReportingOverflow(count)
+        state.pointee.treeValueCount = overflow ? Int.max : sum
+        let budget = options.propertyList.maximumExpandedValueCount
+        guard state.pointee.treeValueCount <= budget else {
+            throw error(.budgetExceeded, "the property-list values decoded expand to more than \(budget) values in all (shared containers referenced repeatedly; maximumExpandedValueCount)", uid: uid)
+        }
     }
 
     @usableFromInline

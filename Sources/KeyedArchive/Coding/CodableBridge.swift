@@ -30,7 +30,7 @@ extension PropertyListValue: ArchiveObjectCodable {
     /// A dictionary keeps the archive's key order. Any other class is refused before anything is
     /// decoded from it.
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> PropertyListValue {
-        try PropertyListTreeArchiving.decode(uid: try decoder.session.index(reference), decoder: decoder)
+        try PropertyListTreeArchiving.decode(reference: reference, decoder: decoder)
     }
 }
 
@@ -82,22 +82,118 @@ enum PropertyListTreeArchiving {
     /// A decoded tree and how many values it expands to. A shared container is decoded once
     /// and then handed out again, so a small archive can hold a tree that expands
     /// exponentially (each array holding the next twice); comparing, describing or re-archiving
-    /// such a value would walk every copy. So a tree is refused beyond the reader's
-    /// `maximumExpandedValueCount`, as a property list read from a file is.
-    struct Node: ArchiveObjectDecodable {
+    /// such a value would walk every copy. So trees are refused beyond the reader's
+    /// `maximumExpandedValueCount`, as a property list read from a file is: each tree as it is
+    /// built, and all the trees handed out by one decode together.
+    struct Node {
         let value: PropertyListValue
         let expandedCount: Int
+    }
 
-        static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Node {
-            try PropertyListTreeArchiving.node(uid: try decoder.session.index(reference), decoder: decoder)
+    /// A container being built by ``tree(uid:decoder:)``.
+    private struct Frame {
+        let uid: Int
+        let kind: FoundationClass
+        let keys: ArchiveReferenceList?
+        let objects: ArchiveReferenceList
+        var position = 0
+        var elements: [PropertyListValue] = []
+        var dictionary = PropertyListDictionary()
+        var key = ""
+        var total = 1
+    }
+
+    private static let nodeType = ObjectIdentifier(Node.self)
+
+    static func decode(reference: ArchiveReference, decoder: KeyedArchiveDecoder) throws(ArchiveError) -> PropertyListValue {
+        let uid = try decoder.session.index(reference)
+        let node = try tree(uid: uid, decoder: decoder)
+        try decoder.session.chargeTreeValues(node.expandedCount, uid: uid)
+        return node.value
+    }
+
+    /// The tree at `uid`, walked with a stack of its own: an archive can nest containers as deep
+    /// as `maximumDepth`, and a recursive walk would need several frames per level — more stack
+    /// than a thread may have. Containers go through the session's container bookkeeping
+    /// (cycles, element and depth budgets, one decode per object), as typed collections do.
+    static func tree(uid root: Int, decoder: KeyedArchiveDecoder) throws(ArchiveError) -> Node {
+        let session = decoder.session
+        var stack: [Frame] = []
+        var pathDepth = 0
+        do throws(ArchiveError) {
+            var finished = try open(root, decoder: decoder, stack: &stack)
+            while true {
+                if let node = finished {
+                    // Hand the finished node to the container waiting for it.
+                    guard !stack.isEmpty else { return node }
+                    let last = stack.count - 1
+                    if pathDepth > last {
+                        session.popPath()
+                        pathDepth -= 1
+                    }
+                    try grow(&stack[last].total, by: node.expandedCount, uid: stack[last].uid, session: session)
+                    if stack[last].kind == .dictionary {
+                        stack[last].dictionary.append(key: stack[last].key, value: node.value)
+                    } else {
+                        stack[last].elements.append(node.value)
+                    }
+                    stack[last].position += 1
+                    finished = nil
+                }
+                let last = stack.count - 1
+                let frame = stack[last]
+                if frame.position == frame.objects.count {
+                    let value: PropertyListValue
+                    switch frame.kind {
+                    case .dictionary: value = .dictionary(frame.dictionary)
+                    case .set: value = .set(frame.elements)
+                    default: value = .array(frame.elements)
+                    }
+                    let node = Node(value: value, expandedCount: frame.total)
+                    stack.removeLast()
+                    session.endContainer(uid: frame.uid, type: nodeType, value: node)
+                    finished = node
+                    continue
+                }
+                let position = frame.position
+                let component: ArchiveKeyPath.Component
+                if let keys = frame.keys {
+                    let key = try session.withPath(.index(position)) { () throws(ArchiveError) in
+                        try decoder.decode(String.self, reference: keys[position])
+                    }
+                    // Readers disagree on which of two equal keys counts, so a tree never holds both.
+                    guard frame.dictionary[key] == nil else {
+                        throw session.error(.valueOutOfRange, "NSDictionary holds the key \(key.escapedForMessage) twice", uid: frame.uid)
+                    }
+                    // The key counts as a value, as the property-list readers count it.
+                    try grow(&stack[last].total, by: 1, uid: frame.uid, session: session)
+                    stack[last].key = key
+                    component = .key(key)
+                } else {
+                    component = .index(position)
+                }
+                session.pushPath(component)
+                pathDepth += 1
+                let reference = frame.objects[position]
+                guard !reference.isNull else {
+                    throw session.error(.valueNotFound, frame.keys == nil ? "element \(position) is $null" : "the value of key \(stack[last].key.escapedForMessage) is $null", uid: frame.uid)
+                }
+                finished = try open(try session.index(reference), decoder: decoder, stack: &stack)
+            }
+        } catch {
+            // Unwind what the walk holds: the path it pushed and the containers it marked.
+            while pathDepth > 0 {
+                session.popPath()
+                pathDepth -= 1
+            }
+            while let frame = stack.popLast() { session.unmarkContainer(uid: frame.uid) }
+            throw error
         }
     }
 
-    static func decode(uid: Int, decoder: KeyedArchiveDecoder) throws(ArchiveError) -> PropertyListValue {
-        try node(uid: uid, decoder: decoder).value
-    }
-
-    static func node(uid: Int, decoder: KeyedArchiveDecoder) throws(ArchiveError) -> Node {
+    /// A scalar or an already decoded container as a finished node; otherwise the container is
+    /// marked as being decoded and pushed, and nil returned.
+    private static func open(_ uid: Int, decoder: KeyedArchiveDecoder, stack: inout [Frame]) throws(ArchiveError) -> Node? {
         let session = decoder.session
         switch session.object(uid) {
         case .string(let string):
@@ -116,7 +212,8 @@ enum PropertyListTreeArchiving {
         default:
             throw session.error(.typeMismatch, "expected a property-list object, found \(session.describe(uid))", uid: uid)
         }
-        switch try session.foundationKind(ofInstance: uid, requested: requested) {
+        let kind = try session.foundationKind(ofInstance: uid, requested: requested)
+        switch kind {
         case .string:
             return Node(value: .string(try ArchiveStringDecoding.decode(uid: uid, session: session)), expandedCount: 1)
         case .data:
@@ -124,82 +221,35 @@ enum PropertyListTreeArchiving {
         case .date:
             let seconds = try Date.decode(uid: uid, session: session).timeIntervalSinceReferenceDate
             return Node(value: .date(PropertyListDate(secondsSinceReferenceDate: seconds)), expandedCount: 1)
-        case .array:
-            return try decodeElements(uid: uid, kind: .array, decoder: decoder)
-        case .set:
-            return try decodeElements(uid: uid, kind: .set, decoder: decoder)
-        case .dictionary:
-            return try decodeDictionary(uid: uid, decoder: decoder)
+        case .array, .set, .dictionary:
+            if case let known as Node = session.decodedContainer(uid: uid, type: nodeType) { return known }
+            guard let instance = try session.foundationInstance(uid, kind: kind, requested: requested) else {
+                throw session.error(.typeMismatch, "expected an \(kind.defaultNames.first ?? kind.rawValue), found \(session.describe(uid))", uid: uid)
+            }
+            let objects = try ArchiveArrayDecoding.elementReferences(instance, key: "NS.objects", uid: uid, session: session)
+            var keys: ArchiveReferenceList?
+            if kind == .dictionary {
+                let stored = try ArchiveArrayDecoding.elementReferences(instance, key: "NS.keys", uid: uid, session: session)
+                guard stored.count == objects.count else {
+                    throw session.error(.valueOutOfRange, "NS.keys has \(stored.count) entries but NS.objects has \(objects.count)", uid: uid)
+                }
+                keys = stored
+            }
+            try session.beginContainer(uid: uid, type: nodeType, count: objects.count, describing: PropertyListValue.self)
+            stack.append(Frame(uid: uid, kind: kind, keys: keys, objects: objects))
+            return nil
         case let other:
             throw session.error(.classNotAllowed, "an \(other.defaultNames.first ?? other.rawValue) is not a property-list value", uid: uid)
         }
     }
 
-    /// Adds `count` to a running expanded size, checked against the budget (saturating first).
+    /// Adds `count` to a container's expanded size, checked against the budget (saturating first).
     private static func grow(_ total: inout Int, by count: Int, uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) {
         let (sum, overflow) = total.addingReportingOverflow(count)
         total = overflow ? Int.max : sum
         let budget = session.options.propertyList.maximumExpandedValueCount
         guard total <= budget else {
             throw session.error(.budgetExceeded, "the property-list tree expands to more than \(budget) values (shared containers referenced repeatedly; maximumExpandedValueCount)", uid: uid)
-        }
-    }
-
-    private static func decodeElements(uid: Int, kind: FoundationClass, decoder: KeyedArchiveDecoder) throws(ArchiveError) -> Node {
-        let session = decoder.session
-        guard let instance = try session.foundationInstance(uid, kind: kind, requested: requested) else {
-            throw session.error(.typeMismatch, "expected an \(kind == .set ? "NSSet" : "NSArray"), found \(session.describe(uid))", uid: uid)
-        }
-        let references = try ArchiveArrayDecoding.elementReferences(instance, key: "NS.objects", uid: uid, session: session)
-        return try session.decodeContainer(Node.self, uid: uid, count: references.count) { () throws(ArchiveError) in
-            var elements: [PropertyListValue] = []
-            elements.reserveCapacity(references.count)
-            var total = 1
-            for position in 0..<references.count {
-                let reference = references[position]
-                guard !reference.isNull else {
-                    throw session.error(.valueNotFound, "element \(position) is $null", uid: uid)
-                }
-                let element = try session.withPath(.index(position)) { () throws(ArchiveError) in
-                    try decoder.decode(Node.self, reference: reference)
-                }
-                try grow(&total, by: element.expandedCount, uid: uid, session: session)
-                elements.append(element.value)
-            }
-            return Node(value: kind == .set ? .set(elements) : .array(elements), expandedCount: total)
-        }
-    }
-
-    private static func decodeDictionary(uid: Int, decoder: KeyedArchiveDecoder) throws(ArchiveError) -> Node {
-        let session = decoder.session
-        guard let instance = try session.foundationInstance(uid, kind: .dictionary, requested: requested) else {
-            throw session.error(.typeMismatch, "expected an NSDictionary, found \(session.describe(uid))", uid: uid)
-        }
-        let keys = try ArchiveArrayDecoding.elementReferences(instance, key: "NS.keys", uid: uid, session: session)
-        let objects = try ArchiveArrayDecoding.elementReferences(instance, key: "NS.objects", uid: uid, session: session)
-        guard keys.count == objects.count else {
-            throw session.error(.valueOutOfRange, "NS.keys has \(keys.count) entries but NS.objects has \(objects.count)", uid: uid)
-        }
-        return try session.decodeContainer(Node.self, uid: uid, count: keys.count) { () throws(ArchiveError) in
-            var dictionary = PropertyListDictionary()
-            var total = 1
-            for position in 0..<keys.count {
-                let key = try session.withPath(.index(position)) { () throws(ArchiveError) in
-                    try decoder.decode(String.self, reference: keys[position])
-                }
-                let value = try session.withPath(.key(key)) { () throws(ArchiveError) in
-                    try decoder.decode(Node.self, reference: objects[position])
-                }
-                // Readers disagree on which of two equal keys counts, so a tree never holds both.
-                guard dictionary[key] == nil else {
-                    throw session.error(.valueOutOfRange, "NSDictionary holds the key \(key.escapedForMessage) twice", uid: uid)
-                }
-                // The key counts as a value, as the property-list readers count it.
-                try grow(&total, by: 1, uid: uid, session: session)
-                try grow(&total, by: value.expandedCount, uid: uid, session: session)
-                dictionary.append(key: key, value: value.value)
-            }
-            return Node(value: .dictionary(dictionary), expandedCount: total)
         }
     }
 }
@@ -239,8 +289,12 @@ extension KeyedArchiveDecoder {
     public func decodeDecodable<T: Decodable>(_ type: T.Type, forKey key: String) throws(ArchiveError) -> T? {
         guard let tree = try decodeIfPresent(PropertyListValue.self, forKey: key) else { return nil }
         let base = keyPath.appending(key: key)
+        var valueDecoder = PropertyListValueDecoder()
+        // Foundation on Linux archives a tree's booleans as the integers 0 and 1, and merges a 1
+        // and a `true` of one archive into one object (it uniques numbers by `isEqual:`).
+        valueDecoder.booleansAsIntegers = true
         do {
-            return try PropertyListValueDecoder().decode(type, from: tree)
+            return try valueDecoder.decode(type, from: tree)
         } catch let failure as DecodingError {
             throw Self.archiveError(failure, decoding: T.self, under: base, uid: uid)
         } catch {
@@ -264,7 +318,13 @@ extension KeyedArchiveDecoder {
         }
         var path = base
         for key in context.codingPath {
-            path = key.intValue.map { path.appending(index: $0) } ?? path.appending(key: key.stringValue)
+            // A position in an unkeyed container is spelled "Index N" by every Codable decoder;
+            // an integer-backed key of a keyed container is a key, shown by its name.
+            if let index = key.intValue, key.stringValue == "Index \(index)" {
+                path = path.appending(index: index)
+            } else {
+                path = path.appending(key: key.stringValue)
+            }
         }
         return ArchiveError(code, "decoding \(type) through Codable: \(context.debugDescription.escapedForMessage)", keyPath: path, uid: uid)
     }

@@ -37,19 +37,19 @@ public final class KeyedArchiver {
     // Numbers and booleans at the top level are stored inline in `$top`, as Apple's
     // `encode(_:forKey:)` overloads for them do (not as NSNumber objects): Foundation's
     // `decodeInteger(forKey:)` reads only an inline value.
-    public func encode(_ value: Bool, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
-    public func encode(_ value: Int, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
-    public func encode(_ value: Int8, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
-    public func encode(_ value: Int16, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
-    public func encode(_ value: Int32, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
-    public func encode(_ value: Int64, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
-    public func encode(_ value: UInt, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
-    public func encode(_ value: UInt8, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
-    public func encode(_ value: UInt16, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
-    public func encode(_ value: UInt32, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
-    public func encode(_ value: UInt64, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
-    public func encode(_ value: Float, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
-    public func encode(_ value: Double, forKey key: String) throws(ArchiveError) { try top.encode(value, forKey: key) }
+    public func encode(_ value: Bool, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    public func encode(_ value: Int, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    public func encode(_ value: Int8, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    public func encode(_ value: Int16, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    public func encode(_ value: Int32, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    public func encode(_ value: Int64, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    public func encode(_ value: UInt, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    public func encode(_ value: UInt8, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    public func encode(_ value: UInt16, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    public func encode(_ value: UInt32, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    public func encode(_ value: UInt64, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    public func encode(_ value: Float, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    public func encode(_ value: Double, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
 
     /// A top-level array of values of different types (the members of a family held as
     /// `[any AirplaneRecord]`), as an `NSArray`.

@@ -7,9 +7,7 @@ import Foundation
 /// Decodes a `Codable` value from a ``PropertyListValue``, with the conventions of Foundation's
 /// `PropertyListDecoder` (the inverse of ``PropertyListValueEncoder``): the string `"$null"` is
 /// `nil`; an integer must fit the requested type exactly, and a real is accepted for an integer
-/// only when it is a whole number that fits; booleans and the integers 0 and 1 are read as each
-/// other, because Foundation on Linux archives a tree's booleans as integers and merges a 1 and
-/// a `true` into one object; a double is accepted for a `Float` within `Float`'s
+/// only when it is a whole number that fits; a double is accepted for a `Float` within `Float`'s
 /// range; `Date` and `Data` come from plist dates and data. Every fault is a `DecodingError`
 /// with the coding path to the value.
 ///
@@ -22,8 +20,13 @@ public struct PropertyListValueDecoder: Sendable {
     public init() {}
 
     public func decode<T: Decodable>(_ type: T.Type, from value: PropertyListValue) throws -> T {
-        try PlistValueDecoding(value: value, codingPath: [], userInfo: userInfo.mapValues { $0 }).decodeValue(type)
+        try PlistValueDecoding(value: value, codingPath: [], userInfo: userInfo.mapValues { $0 }, booleansAsIntegers: booleansAsIntegers).decodeValue(type)
     }
+
+    /// Whether booleans and the integers 0 and 1 are read as each other. Off by default, as in
+    /// Foundation's decoder; the keyed-archive bridge turns it on, because Foundation on Linux
+    /// archives a tree's booleans as integers and merges a 1 and a `true` into one object.
+    package var booleansAsIntegers = false
 }
 
 struct PlistValueDecoding: Decoder {
@@ -31,6 +34,7 @@ struct PlistValueDecoding: Decoder {
     let value: PropertyListValue?
     let codingPath: [any CodingKey]
     let userInfo: [CodingUserInfoKey: Any]
+    let booleansAsIntegers: Bool
 
     private func present(_ type: Any.Type) throws -> PropertyListValue {
         guard let value else {
@@ -62,13 +66,16 @@ struct PlistValueDecoding: Decoder {
         PlistSingleValueDecodingContainer(decoder: self)
     }
 
+    /// `"$null"`, or no value at all (a super decoder whose key is absent), as Foundation's
+    /// decoder reads both as nil.
     var isNull: Bool {
-        if case .string(let string)? = value { return string == propertyListNullString }
+        guard let value else { return true }
+        if case .string(let string) = value { return string == propertyListNullString }
         return false
     }
 
     func nested(_ value: PropertyListValue?, _ key: any CodingKey) -> PlistValueDecoding {
-        PlistValueDecoding(value: value, codingPath: codingPath + [key], userInfo: userInfo)
+        PlistValueDecoding(value: value, codingPath: codingPath + [key], userInfo: userInfo, booleansAsIntegers: booleansAsIntegers)
     }
 
     // MARK: Values
@@ -77,9 +84,8 @@ struct PlistValueDecoding: Decoder {
         let value = try present(Bool.self)
         switch value {
         case .bool(let flag): return flag
-        // Foundation on Linux archives the booleans of a plist tree as the integers 0 and 1.
-        case .integer(let integer) where integer.int64Value == 0: return false
-        case .integer(let integer) where integer.int64Value == 1: return true
+        case .integer(let integer) where booleansAsIntegers && integer.int64Value == 0: return false
+        case .integer(let integer) where booleansAsIntegers && integer.int64Value == 1: return true
         default: throw mismatch(Bool.self, value)
         }
     }
@@ -102,9 +108,7 @@ struct PlistValueDecoding: Decoder {
                 throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "Parsed property list number <\(real)> does not fit in \(type)."))
             }
             return exact
-        case .bool(let flag):
-            // Foundation on Linux uniques an archive's numbers by `isEqual:`, so a 1 and a `true`
-            // of one tree become one object, stored as whichever came first.
+        case .bool(let flag) where booleansAsIntegers:
             return flag ? 1 : 0
         default:
             throw mismatch(type, value)
@@ -125,7 +129,8 @@ struct PlistValueDecoding: Decoder {
     }
 
     func decodeFloat() throws -> Float {
-        if case .real(.float32(let float))? = value { return float }
+        let value = try present(Float.self)
+        if case .real(.float32(let float)) = value { return float }
         let double = try decodeDouble()
         guard !double.isFinite || abs(double) <= Double(Float.greatestFiniteMagnitude) else {
             throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "Parsed property list number <\(double)> does not fit in Float."))

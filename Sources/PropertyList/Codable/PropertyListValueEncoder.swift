@@ -64,6 +64,15 @@ final class EncodedNode {
         return node
     }
 
+    /// The node under `key` if there is one, else a new one: asking for a nested container or
+    /// a super encoder at a key again continues the container there, as Foundation's encoder does.
+    func existingChild(forKey key: String) -> EncodedNode {
+        if case .dictionary(_, let nodes, let positions) = content, let position = positions[key] {
+            return nodes[position]
+        }
+        return child(forKey: key)
+    }
+
     func appendedChild() -> EncodedNode {
         guard case .array(var nodes) = content else { return EncodedNode() }
         let node = EncodedNode()
@@ -220,6 +229,10 @@ struct PlistKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
         PlistValueEncoding(node: node.child(forKey: key.stringValue), codingPath: codingPath + [key], state: state)
     }
 
+    private func continuingEncoder(forKey key: any CodingKey) -> PlistValueEncoding {
+        PlistValueEncoding(node: node.existingChild(forKey: key.stringValue), codingPath: codingPath + [key], state: state)
+    }
+
     mutating func encodeNil(forKey key: Key) throws { encoder(forKey: key).set(.string(propertyListNullString)) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { encoder(forKey: key).set(.bool(value)) }
     mutating func encode(_ value: String, forKey key: Key) throws { encoder(forKey: key).set(.string(value)) }
@@ -238,15 +251,15 @@ struct PlistKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try encoder(forKey: key).encodeValue(value) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        encoder(forKey: key).container(keyedBy: keyType)
+        continuingEncoder(forKey: key).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        encoder(forKey: key).unkeyedContainer()
+        continuingEncoder(forKey: key).unkeyedContainer()
     }
 
-    mutating func superEncoder() -> any Encoder { encoder(forKey: PlistCodingKey.superKey) }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { encoder(forKey: key) }
+    mutating func superEncoder() -> any Encoder { continuingEncoder(forKey: PlistCodingKey.superKey) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { continuingEncoder(forKey: key) }
 }
 
 struct PlistUnkeyedEncodingContainer: UnkeyedEncodingContainer {
