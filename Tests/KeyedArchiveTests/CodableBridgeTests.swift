@@ -334,11 +334,19 @@ import Testing
     /// `levels` arrays, each holding the next twice, the last two copies of one string: a tree
     /// of 2^(levels+1) − 1 values in an archive of levels + 3 objects.
     static func doublingArchive(levels: Int) throws -> [UInt8] {
+        try arrayArchive(levels: levels) { next in [next, next] }
+    }
+
+    /// An archive of `$null`, then `levels` NSArrays, array `level` holding `elements(next)`
+    /// with `next` the reference to the one after it, then the string "leaf", then NSArray's
+    /// class dictionary; the root is the first array.
+    static func arrayArchive(levels: Int, first: [PropertyListValue]? = nil, elements: (PropertyListValue) -> [PropertyListValue]) throws -> [UInt8] {
         let classUID = PropertyListValue.uid(PropertyListUID(UInt64(levels + 2)))
         var objects: [PropertyListValue] = ["$null"]
         for level in 1...levels {
             let next = PropertyListValue.uid(PropertyListUID(UInt64(level + 1)))
-            objects.append(["$class": classUID, "NS.objects": [next, next]])
+            let members = level == 1 ? (first ?? elements(next)) : elements(next)
+            objects.append(["$class": classUID, "NS.objects": .array(members)])
         }
         objects.append("leaf")
         objects.append(["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]])
@@ -460,20 +468,9 @@ import Testing
     /// Many references to one large tree: each is a copy for the caller, so together they are
     /// held to the budget too.
     @Test func manyCopiesOfOneTreeShareTheBudget() throws {
-        let levels = 16
-        let classUID = PropertyListValue.uid(PropertyListUID(UInt64(levels + 3)))
-        var objects: [PropertyListValue] = ["$null"]
+        // The root holds a thousand references to array 2, the top of a 16-level doubling chain.
         let copies = (0..<1000).map { _ in PropertyListValue.uid(PropertyListUID(2)) }
-        objects.append(["$class": classUID, "NS.objects": .array(copies)])
-        for level in 2...(levels + 1) {
-            let next = PropertyListValue.uid(PropertyListUID(UInt64(level + 1)))
-            objects.append(["$class": classUID, "NS.objects": [next, next]])
-        }
-        objects.append("leaf")
-        objects.append(["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]])
-        let root: PropertyListValue = ["$archiver": "NSKeyedArchiver", "$version": .integer(100000),
-                                       "$top": ["root": .uid(PropertyListUID(1))], "$objects": .array(objects)]
-        let bytes = try BinaryPropertyListWriter().write(root)
+        let bytes = try PropertyListTreeBudgetTests.arrayArchive(levels: 17, first: copies) { next in [next, next] }
         var options = ArchiveReadingOptions()
         options.propertyList.maximumExpandedValueCount = 1 << 20
         // One tree is 2^17 − 1 values, within the budget; a thousand copies are not.
@@ -491,16 +488,7 @@ import Testing
     /// build too), 513 are `depthLimitExceeded`.
     @Test(arguments: [511, 513])
     func deepTreesDoNotRecurse(levels: Int) throws {
-        let classUID = PropertyListValue.uid(PropertyListUID(UInt64(levels + 2)))
-        var objects: [PropertyListValue] = ["$null"]
-        for level in 1...levels {
-            objects.append(["$class": classUID, "NS.objects": [.uid(PropertyListUID(UInt64(level + 1)))]])
-        }
-        objects.append("leaf")
-        objects.append(["$classname": "NSArray", "$classes": ["NSArray", "NSObject"]])
-        let root: PropertyListValue = ["$archiver": "NSKeyedArchiver", "$version": .integer(100000),
-                                       "$top": ["root": .uid(PropertyListUID(1))], "$objects": .array(objects)]
-        let bytes = try BinaryPropertyListWriter().write(root)
+        let bytes = try PropertyListTreeBudgetTests.arrayArchive(levels: levels) { next in [next] }
         let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry())
         if levels < 512 {
             var value = try unarchiver.decode(PropertyListValue.self)

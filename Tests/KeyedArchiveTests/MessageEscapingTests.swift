@@ -32,14 +32,6 @@ import Testing
         #expect(rawControls(in: text).isEmpty, "raw control characters in: \(text.debugDescription)", sourceLocation: sourceLocation)
     }
 
-    static func error(_ body: () throws(ArchiveError) -> Void) -> ArchiveError? {
-        do {
-            try body()
-            return nil
-        } catch {
-            return error
-        }
-    }
 
     /// `root` (under a hostile `$top` key) is an NSDictionary-like object of class `Holder`
     /// whose field `hostileKey` refers to an object of the hostile class.
@@ -92,7 +84,7 @@ import Testing
     /// of its remedy: all escaped.
     @Test func typedDecodingRefusalsAreOneLine() throws {
         let bytes = try SecurityPolicyTests.airplane(className: [Self.hostileName, "Airplane", "NSObject"])
-        let refused = try #require(Self.error { () throws(ArchiveError) in _ = try KeyedUnarchiver.unarchive(Airplane.self, from: bytes, registry: Fleet.registry) })
+        let refused = try #require(SecurityPolicyTests.error { () throws(ArchiveError) in _ = try KeyedUnarchiver.unarchive(Airplane.self, from: bytes, registry: Fleet.registry) })
         #expect(refused.code == .classNotAllowed)
         Self.expectOneSafeLine(refused.message)
         Self.expectOneSafeLine(refused.description)
@@ -126,7 +118,7 @@ import Testing
             ["$class": SecurityPolicyTests.uid(2)],
             ["$classname": .string(Self.hostileName)],
         ])
-        let missing = try #require(Self.error { () throws(ArchiveError) in _ = try ArchiveGraph(bytes: noClasses) })
+        let missing = try #require(SecurityPolicyTests.error { () throws(ArchiveError) in _ = try ArchiveGraph(bytes: noClasses) })
         #expect(missing.code == .invalidClassDescriptor)
         Self.expectOneSafeLine(missing.description)
         #expect(missing.description.contains("class dictionary of \(Self.escapedName) [classes: \(Self.escapedName)]"), "\(missing.description)")
@@ -134,7 +126,7 @@ import Testing
         let archiver = try BinaryPropertyListWriter().write([
             "$archiver": .string(Self.hostileName), "$version": 100000, "$top": ["root": SecurityPolicyTests.uid(1)], "$objects": ["$null", "x"],
         ])
-        let foreign = try #require(Self.error { () throws(ArchiveError) in _ = try ArchiveGraph(bytes: archiver) })
+        let foreign = try #require(SecurityPolicyTests.error { () throws(ArchiveError) in _ = try ArchiveGraph(bytes: archiver) })
         #expect(foreign.code == .invalidArchiveHeader)
         Self.expectOneSafeLine(foreign.description)
         #expect(foreign.description.contains("$archiver is \"\(Self.escapedName)\""))
@@ -143,7 +135,7 @@ import Testing
     /// A property-list fault wrapped in an ArchiveError keeps the PropertyList layer's escaping.
     @Test func wrappedPropertyListFaultsAreOneLine() {
         let xml = Array("<plist><dict><key>k</key><array></dict>\n</plist>\n".utf8)
-        let wrapped = Self.error { () throws(ArchiveError) in _ = try ArchiveGraph(bytes: xml) }
+        let wrapped = SecurityPolicyTests.error { () throws(ArchiveError) in _ = try ArchiveGraph(bytes: xml) }
         #expect(wrapped?.code == .invalidPropertyList)
         Self.expectOneSafeLine(wrapped?.description ?? "")
         #expect(wrapped?.description.contains(#"found '</dict>\n</plist>\n'"#) == true, "\(wrapped?.description ?? "no error")")
