@@ -80,3 +80,12 @@ public struct PropertyListUID: Hashable, Sendable, Comparable, CustomStringConve
 
     public var description: String { "CF$UID(\(value))" }
 }
+
+extension Float {
+    /// A double as a `Float`, rounded to nearest; nil when it is finite and beyond `Float`'s range,
+    /// which would silently become an infinity (Foundation's `PropertyListDecoder` refuses it too).
+    package init?(fitting double: Double) {
+        guard !double.isFinite || abs(double) <= Double(Float.greatestFiniteMagnitude) else { return nil }
+        self.init(double)
+    }
+}

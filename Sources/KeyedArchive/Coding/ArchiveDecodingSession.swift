@@ -200,16 +200,21 @@ final class ArchiveDecodingSession {
         state.pointee.path.removeLast()
     }
 
-    /// Counts the values of a property-list tree handed out to the caller, against the reader's
-    /// expansion budget: a tree a shared container makes large is refused however many times it
-    /// is asked for (each is a copy for the caller to walk).
-    func chargeTreeValues(_ count: Int, uid: Int) throws(ArchiveError) {
-        let (sum, overflow) = state.pointee.treeValueCount.addingReportingOverflow(count)
-        state.pointee.treeValueCount = overflow ? Int.max : sum
+    /// Adds `count` values to `total` (saturating), checked against the reader's expansion
+    /// budget: for the size of one property-list tree as it is built, and for all the trees
+    /// handed out to the caller (each is a copy for the caller to walk).
+    func countTreeValues(_ count: Int, into total: inout Int, uid: Int) throws(ArchiveError) {
+        let (sum, overflow) = total.addingReportingOverflow(count)
+        total = overflow ? Int.max : sum
         let budget = options.propertyList.maximumExpandedValueCount
-        guard state.pointee.treeValueCount <= budget else {
-            throw error(.budgetExceeded, "the property-list values decoded expand to more than \(budget) values in all (shared containers referenced repeatedly; maximumExpandedValueCount)", uid: uid)
+        guard total <= budget else {
+            throw error(.budgetExceeded, "property-list values expand to more than \(budget) values (shared containers referenced repeatedly; maximumExpandedValueCount)", uid: uid)
         }
+    }
+
+    /// Counts a tree handed out to the caller against the budget for all of them together.
+    func chargeTreeValues(_ count: Int, uid: Int) throws(ArchiveError) {
+        try countTreeValues(count, into: &state.pointee.treeValueCount, uid: uid)
     }
 
     @usableFromInline

@@ -131,7 +131,7 @@ enum PropertyListTreeArchiving {
                         session.popPath()
                         pathDepth -= 1
                     }
-                    try grow(&stack[last].total, by: node.expandedCount, uid: stack[last].uid, session: session)
+                    try session.countTreeValues(node.expandedCount, into: &stack[last].total, uid: stack[last].uid)
                     if stack[last].kind == .dictionary {
                         stack[last].dictionary.append(key: stack[last].key, value: node.value)
                     } else {
@@ -166,7 +166,7 @@ enum PropertyListTreeArchiving {
                         throw session.error(.valueOutOfRange, "NSDictionary holds the key \(key.escapedForMessage) twice", uid: frame.uid)
                     }
                     // The key counts as a value, as the property-list readers count it.
-                    try grow(&stack[last].total, by: 1, uid: frame.uid, session: session)
+                    try session.countTreeValues(1, into: &stack[last].total, uid: frame.uid)
                     stack[last].key = key
                     component = .key(key)
                 } else {
@@ -240,16 +240,6 @@ enum PropertyListTreeArchiving {
             return nil
         case let other:
             throw session.error(.classNotAllowed, "an \(other.defaultNames.first ?? other.rawValue) is not a property-list value", uid: uid)
-        }
-    }
-
-    /// Adds `count` to a container's expanded size, checked against the budget (saturating first).
-    private static func grow(_ total: inout Int, by count: Int, uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) {
-        let (sum, overflow) = total.addingReportingOverflow(count)
-        total = overflow ? Int.max : sum
-        let budget = session.options.propertyList.maximumExpandedValueCount
-        guard total <= budget else {
-            throw session.error(.budgetExceeded, "the property-list tree expands to more than \(budget) values (shared containers referenced repeatedly; maximumExpandedValueCount)", uid: uid)
         }
     }
 }

@@ -388,13 +388,6 @@ enum ArchiveNumberDecoding {
         try double(uid: try session.index(reference), session: session)
     }
 
-    /// A double as a `Float`, rounded to nearest; nil when it is finite and beyond `Float`'s range,
-    /// which would silently become an infinity (Foundation's `PropertyListDecoder` refuses it too).
-    static func float(fitting double: Double) -> Float? {
-        guard !double.isFinite || abs(double) <= Double(Float.greatestFiniteMagnitude) else { return nil }
-        return Float(double)
-    }
-
     static func double(uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> Double {
         switch try scalar(uid: uid, session: session, requested: "Double") {
         case .real(let real): return real.doubleValue
@@ -472,7 +465,7 @@ extension Float: ArchiveObjectCodable {
             return value
         }
         let double = try ArchiveNumberDecoding.double(uid: uid, session: decoder.session)
-        guard let float = ArchiveNumberDecoding.float(fitting: double) else {
+        guard let float = Float(fitting: double) else {
             throw decoder.session.error(.valueOutOfRange, "\(double) is too large to fit Float", uid: uid)
         }
         return float

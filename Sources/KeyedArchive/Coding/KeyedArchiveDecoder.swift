@@ -142,7 +142,7 @@ public struct KeyedArchiveDecoder {
         guard let value = try scalar(forKey: key) else { return nil }
         if case .real(.float32(let float)) = value { return float }
         guard let double = try decodeIfPresent(Double.self, forKey: key) else { return nil }
-        guard let float = ArchiveNumberDecoding.float(fitting: double) else {
+        guard let float = Float(fitting: double) else {
             throw error(.valueOutOfRange, "\(double) is too large to fit Float", key: key)
         }
         return float

@@ -132,10 +132,10 @@ struct PlistValueDecoding: Decoder {
         let value = try present(Float.self)
         if case .real(.float32(let float)) = value { return float }
         let double = try decodeDouble()
-        guard !double.isFinite || abs(double) <= Double(Float.greatestFiniteMagnitude) else {
+        guard let float = Float(fitting: double) else {
             throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "Parsed property list number <\(double)> does not fit in Float."))
         }
-        return Float(double)
+        return float
     }
 
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
