@@ -260,6 +260,11 @@ final class ArchiveDecodingSession {
         return Int(uid.value)
     }
 
+    /// The archived `$classes` of the instance at `uid` (empty when it is not an instance).
+    func classChain(ofInstance uid: Int) -> [String] {
+        instance(uid)?.descriptor.classes ?? []
+    }
+
     // MARK: Fast paths for binary tables
 
     /// `store.instanceClassUID(_:)`, from the binary table when there is one: a `let` of the

@@ -257,6 +257,9 @@ public struct ArchiveRegistry: Sendable {
             case .url: swiftType = "URL"
             case .uuid: swiftType = "UUID"
             case .null: swiftType = "an optional"
+            case .indexPath: swiftType = "IndexPath"
+            case .indexSet: swiftType = "ArchiveIndexSet"
+            case .orderedSet: swiftType = "ArchiveOrderedSet<\(requested)>"
             }
             return "none: the object is an \(kind.defaultNames.first ?? kind.rawValue), not a \(requested); decode it as \(swiftType)"
         }
@@ -351,7 +354,7 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
     case dictionary
     /// `Set<T>` ↔ `NSSet`/`NSMutableSet` with `NS.objects`.
     case set
-    /// `Data`/`[UInt8]` ↔ plain data (NSData), or `NSMutableData` with `NS.bytes`.
+    /// `Data`/`[UInt8]` ↔ plain data (NSData), or `NSMutableData` with `NS.data`.
     case data
     /// `Date` ↔ `NSDate` with `NS.time` (seconds since 2001-01-01).
     case date
@@ -361,6 +364,13 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
     case uuid
     /// ``ArchiveNull`` ↔ `NSNull`.
     case null
+    /// `IndexPath` ↔ `NSIndexPath` with `NSIndexPathLength` and `NSIndexPathValue` or `NSIndexPathData`.
+    case indexPath
+    /// ``ArchiveIndexSet`` ↔ `NSIndexSet`/`NSMutableIndexSet` with `NSRangeCount` and
+    /// `NSLocation` + `NSLength` or `NSRangeData`.
+    case indexSet
+    /// ``ArchiveOrderedSet`` ↔ `NSOrderedSet`/`NSMutableOrderedSet` with `NS.object.0`, `NS.object.1`, ….
+    case orderedSet
 
     /// The names accepted by default when decoding.
     public var defaultNames: [String] {
@@ -374,6 +384,9 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
         case .url: return ["NSURL"]
         case .uuid: return ["NSUUID"]
         case .null: return ["NSNull"]
+        case .indexPath: return ["NSIndexPath"]
+        case .indexSet: return ["NSIndexSet", "NSMutableIndexSet"]
+        case .orderedSet: return ["NSOrderedSet", "NSMutableOrderedSet"]
         }
     }
 
@@ -390,6 +403,9 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
         case .url: return Self.urlChain
         case .uuid: return Self.uuidChain
         case .null: return Self.nullChain
+        case .indexPath: return Self.indexPathChain
+        case .indexSet: return Self.indexSetChain
+        case .orderedSet: return Self.orderedSetChain
         }
     }
 
@@ -402,6 +418,9 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
     private static let urlChain = ["NSURL", "NSObject"]
     private static let uuidChain = ["NSUUID", "NSObject"]
     private static let nullChain = ["NSNull", "NSObject"]
+    private static let indexPathChain = ["NSIndexPath", "NSObject"]
+    private static let indexSetChain = ["NSIndexSet", "NSObject"]
+    private static let orderedSetChain = ["NSOrderedSet", "NSObject"]
 }
 
 /// A string key compared by exact Unicode scalars (as Core Foundation compares keys), never by

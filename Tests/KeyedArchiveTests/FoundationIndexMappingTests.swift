@@ -1,0 +1,208 @@
+import Foundation
+import PropertyList
+import Testing
+@testable import KeyedArchive
+
+/// `IndexPath` ↔ NSIndexPath, ``ArchiveIndexSet`` ↔ NSIndexSet, ``ArchiveOrderedSet`` ↔
+/// NSOrderedSet, against two independent references: the archives Foundation on macOS 10.14
+/// wrote for swift-corelibs-foundation's fixtures (decoded to the values their manifest lines
+/// name, and rebuilt byte for byte), and Foundation on Linux's own NSKeyedArchiver and
+/// NSKeyedUnarchiver in this process.
+@Suite struct FoundationIndexMappingTests {
+    static let folder = "corelibs-foundation/macos-10.14/"
+
+    static func decode<T: ArchiveObjectDecodable>(_ type: T.Type, _ bytes: [UInt8], registry: ArchiveRegistry = ArchiveRegistry()) throws -> T {
+        try KeyedUnarchiver.unarchive(T.self, from: bytes, registry: registry)
+    }
+
+    static func archive<T: ArchiveObjectEncodable>(_ value: T, options: ArchiveWritingOptions = .appleFaithful, format: ArchiveFormat = .binary) throws -> [UInt8] {
+        let archiver = KeyedArchiver(registry: ArchiveRegistry(), options: options)
+        try archiver.encode(value)
+        return try archiver.finish(format: format)
+    }
+
+    // The values of FixtureValues.swift, as MANIFEST.tsv names them.
+    static let indexPaths: [(String, IndexPath)] = [
+        ("NSIndexPath-Empty", IndexPath()),
+        ("NSIndexPath-OneIndex", IndexPath(index: 52)),
+        ("NSIndexPath-ManyIndices", IndexPath(indexes: [4, 8, 15, 16, 23, 42])),
+    ]
+    static let manyRanges = [0..<50, 100..<150, 1000..<1050, (Int.max - 50)..<Int.max]
+    static let indexSets: [(String, ArchiveIndexSet)] = [
+        ("NSIndexSet-Empty", ArchiveIndexSet()),
+        ("NSIndexSet-OneRange", ArchiveIndexSet(ranges: [0..<50])),
+        ("NSIndexSet-ManyRanges", ArchiveIndexSet(ranges: manyRanges)),
+        ("NSMutableIndexSet-Empty", ArchiveIndexSet(isMutable: true)),
+        ("NSMutableIndexSet-OneRange", ArchiveIndexSet(ranges: [0..<50], isMutable: true)),
+        ("NSMutableIndexSet-ManyRanges", ArchiveIndexSet(ranges: manyRanges, isMutable: true)),
+    ]
+    static let orderedSets: [(String, ArchiveOrderedSet<Int>)] = [
+        ("NSOrderedSet-Empty", ArchiveOrderedSet()),
+        ("NSOrderedSet-Numbers", ArchiveOrderedSet([1, 2, 3, 4, 5])),
+        ("NSMutableOrderedSet-Empty", ArchiveOrderedSet(isMutable: true)),
+        ("NSMutableOrderedSet-Numbers", ArchiveOrderedSet([1, 2, 3, 4, 5], isMutable: true)),
+    ]
+
+    @Test func appleArchivesDecodeToTheirValues() throws {
+        guard ArchiveFixtures.isCorpusAvailable else {
+            print(ArchiveFixtures.skipMessage)
+            return
+        }
+        for (name, expected) in Self.indexPaths {
+            #expect(try Self.decode(IndexPath.self, ArchiveFixtures.bytes(Self.folder + name + ".archive")) == expected, "\(name)")
+        }
+        for (name, expected) in Self.indexSets {
+            let decoded = try Self.decode(ArchiveIndexSet.self, ArchiveFixtures.bytes(Self.folder + name + ".archive"))
+            #expect(decoded == expected, "\(name)")
+        }
+        #expect(try Self.decode(ArchiveIndexSet.self, ArchiveFixtures.bytes(Self.folder + "NSIndexSet-ManyRanges.archive")).count == 200)
+        for (name, expected) in Self.orderedSets {
+            #expect(try Self.decode(ArchiveOrderedSet<Int>.self, ArchiveFixtures.bytes(Self.folder + name + ".archive")) == expected, "\(name)")
+        }
+        let darwin = try Self.decode(ArchiveOrderedSet<String>.self, ArchiveFixtures.bytes("corelibs-foundation/unarchiver/NSKeyedUnarchiver-OrderedSetTest.plist"))
+        #expect(darwin.elements == ["valgeir", "nico", "puzzle"])
+    }
+
+    @Test func appleArchivesAreRebuiltByteForByte() throws {
+        guard ArchiveFixtures.isCorpusAvailable else {
+            print(ArchiveFixtures.skipMessage)
+            return
+        }
+        // macOS 10.14 wrote the classic root key order (format-notes §3.4).
+        var options = ArchiveWritingOptions.appleFaithful
+        options.era = .classic
+        var checked = 0
+        func expectApple(_ ours: [UInt8], _ name: String) throws {
+            let apple = try ArchiveFixtures.bytes(Self.folder + name + ".archive")
+            let difference = ours == apple ? "" : String(describing: try GraphRebuilder.compare(ours, apple))
+            #expect(ours == apple, "\(name): \(difference)")
+            checked += 1
+        }
+        for (name, value) in Self.indexPaths { try expectApple(try Self.archive(value, options: options), name) }
+        for (name, value) in Self.indexSets { try expectApple(try Self.archive(value, options: options), name) }
+        for (name, value) in Self.orderedSets { try expectApple(try Self.archive(value, options: options), name) }
+        #expect(checked == 13)
+    }
+
+    @Test func roundTripsKeepEveryValue() throws {
+        let paths = [IndexPath(), IndexPath(index: -1), IndexPath(indexes: [0, 127, 128, 16_383, 16_384, Int.max, Int.min, -1])]
+        let sets = [ArchiveIndexSet(integers: [0, 1, 2, 5, 7, 8, Int.max - 1]), ArchiveIndexSet(ranges: [3..<4], isMutable: true)]
+        for format in [ArchiveFormat.binary, .xml] {
+            let options = ArchiveWritingOptions.default
+            for path in paths { #expect(try Self.decode(IndexPath.self, Self.archive(path, options: options, format: format)) == path) }
+            for set in sets { #expect(try Self.decode(ArchiveIndexSet.self, Self.archive(set, options: options, format: format)) == set) }
+            let strings = ArchiveOrderedSet(["b", "a", "c"], isMutable: true)
+            #expect(try Self.decode(ArchiveOrderedSet<String>.self, Self.archive(strings, options: options, format: format)) == strings)
+        }
+    }
+
+    @Test func indexSetKeepsNSIndexSetsCanonicalForm() {
+        var set = ArchiveIndexSet(ranges: [10..<20, 0..<5])
+        set.insert(contentsOf: 5..<10)
+        #expect(set.ranges == [0..<20])
+        set.insert(contentsOf: 30..<40)
+        set.insert(contentsOf: 25..<26)
+        set.insert(contentsOf: 19..<31)
+        #expect(set.ranges == [0..<40])
+        set.insert(contentsOf: 50..<50)
+        #expect(set.ranges == [0..<40] && set.count == 40 && set.contains(39) && !set.contains(40))
+        #expect(ArchiveIndexSet(integers: [4, 2, 3, 9]).ranges == [2..<5, 9..<10])
+        #expect(ArchiveOrderedSet([3, 1, 3, 2, 1]).elements == [3, 1, 2])
+    }
+
+    // MARK: Foundation on Linux as the other side
+
+    @Test func foundationReadsOurArchives() throws {
+        let path = IndexPath(indexes: [4, 8, 15, 16, 23, 42])
+        let fromPath = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSIndexPath.self, from: Data(Self.archive(path)))
+        #expect(fromPath.map { $0 as IndexPath } == path)
+        let set = ArchiveIndexSet(ranges: Self.manyRanges)
+        let fromSet = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSIndexSet.self, from: Data(Self.archive(set)))
+        #expect(fromSet.map { ($0 as IndexSet).rangeView.map { $0 } } == Self.manyRanges)
+        let one = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSIndexSet.self, from: Data(Self.archive(ArchiveIndexSet(ranges: [7..<9]))))
+        #expect(one.map { Array($0 as IndexSet) } == [7, 8])
+        let ordered = try NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSOrderedSet.self, NSString.self], from: Data(Self.archive(ArchiveOrderedSet(["x", "y", "z"])))) as? NSOrderedSet
+        #expect(ordered?.array as? [String] == ["x", "y", "z"])
+    }
+
+    @Test func weReadFoundationsArchives() throws {
+        let path = IndexPath(indexes: [1, 300, 70_000])
+        let pathBytes = try NSKeyedArchiver.archivedData(withRootObject: path as NSIndexPath, requiringSecureCoding: true)
+        #expect(try Self.decode(IndexPath.self, [UInt8](pathBytes)) == path)
+        var indexes = IndexSet(integersIn: 3..<9)
+        indexes.insert(integersIn: 20..<21)
+        indexes.insert(1 << 40)
+        let setBytes = try NSKeyedArchiver.archivedData(withRootObject: NSMutableIndexSet(indexSet: indexes), requiringSecureCoding: true)
+        let decoded = try Self.decode(ArchiveIndexSet.self, [UInt8](setBytes))
+        #expect(decoded.ranges == indexes.rangeView.map { $0 })
+        #expect(decoded.isMutable)
+        let ordered = NSOrderedSet(array: ["one", "two", "three"])
+        let orderedBytes = try NSKeyedArchiver.archivedData(withRootObject: ordered, requiringSecureCoding: true)
+        #expect(try Self.decode(ArchiveOrderedSet<String>.self, [UInt8](orderedBytes)).elements == ["one", "two", "three"])
+    }
+
+    // MARK: Refusals
+
+    static func hostile(_ classes: [String], _ fields: [(String, ArchiveGenericObject.Field)]) throws -> [UInt8] {
+        let archiver = KeyedArchiver(registry: ArchiveRegistry())
+        try archiver.encode(ArchiveGenericObject(classes: classes, fields: fields))
+        return try archiver.finish()
+    }
+
+    static func packedData(_ bytes: [UInt8]) -> ArchiveGenericObject.Field {
+        .object(ArchiveGenericObject(classes: ["NSMutableData", "NSData", "NSObject"], fields: [("NS.data", .inline(.data(bytes)))]))
+    }
+
+    static func refusal<T: ArchiveObjectDecodable>(_ type: T.Type, _ bytes: [UInt8]) -> ArchiveError? {
+        do {
+            _ = try decode(T.self, bytes)
+            return nil
+        } catch let error as ArchiveError {
+            return error
+        } catch {
+            return nil
+        }
+    }
+
+    @Test func lyingCountsAndBadNumbersAreNamed() throws {
+        let pathClasses = ["NSIndexPath", "NSObject"], setClasses = ["NSIndexSet", "NSObject"]
+        let int = { (value: Int64) in ArchiveGenericObject.Field.inline(.integer(PropertyListInteger(value))) }
+        let cases: [(any ArchiveObjectDecodable.Type, [UInt8], String)] = [
+            // A count far beyond the bytes: refused before anything is allocated for it.
+            (IndexPath.self, try Self.hostile(pathClasses, [("NSIndexPathLength", int(Int64.max)), ("NSIndexPathData", Self.packedData([1, 2]))]),
+             "NSIndexPathLength asks for 9223372036854775807 numbers, but NSIndexPathData has 2 bytes"),
+            (IndexPath.self, try Self.hostile(pathClasses, [("NSIndexPathLength", int(3)), ("NSIndexPathData", Self.packedData([1, 0x82, 0x80]))]),
+             "NSIndexPathData ends after 1 of the 3 numbers"),
+            (IndexPath.self, try Self.hostile(pathClasses, [("NSIndexPathLength", int(2)), ("NSIndexPathData", Self.packedData([1, 2, 3]))]),
+             "NSIndexPathData has 1 bytes after the numbers"),
+            (IndexPath.self, try Self.hostile(pathClasses, [("NSIndexPathLength", int(2)), ("NSIndexPathData", Self.packedData([1] + [UInt8](repeating: 0xFF, count: 9) + [0x02]))]),
+             "NSIndexPathData has a number at byte 1 that does not fit 64 bits"),
+            (IndexPath.self, try Self.hostile(pathClasses, [("NSIndexPathLength", int(-2))]), "NSIndexPathLength is -2"),
+            (ArchiveIndexSet.self, try Self.hostile(setClasses, [("NSRangeCount", int(Int64.max)), ("NSRangeData", Self.packedData([1, 2, 3, 4]))]),
+             "but NSRangeData has 4 bytes"),
+            (ArchiveIndexSet.self, try Self.hostile(setClasses, [("NSRangeCount", int(2)), ("NSRangeData", Self.packedData([0, 1] + [UInt8](repeating: 0xFF, count: 8) + [0x7F, 2]))]),
+             "goes past Int.max"),
+            (ArchiveIndexSet.self, try Self.hostile(setClasses, [("NSRangeCount", int(1)), ("NSLocation", int(-1)), ("NSLength", int(1))]), "NSLocation is -1"),
+            (ArchiveIndexSet.self, try Self.hostile(setClasses, [("NSRangeCount", int(1)), ("NSLocation", int(Int64.max)), ("NSLength", int(1))]), "goes past Int.max"),
+        ]
+        for (type, bytes, message) in cases {
+            let error = Self.refusal(type, bytes)
+            #expect(error?.code == .valueOutOfRange, "\(message): \(String(describing: error))")
+            #expect(error?.message.contains(message) == true, "\(message): \(String(describing: error))")
+            #expect(error?.keyPath.description.hasPrefix("root.NS") == true, "\(String(describing: error?.keyPath))")
+        }
+        let twice = try Self.hostile(["NSOrderedSet", "NSObject"], [("NS.object.0", .object("a")), ("NS.object.1", .object("a"))])
+        let error = Self.refusal(ArchiveOrderedSet<String>.self, twice)
+        #expect(error?.code == .valueOutOfRange && error?.message.contains("NS.object.1 repeats the element of NS.object.0") == true, "\(String(describing: error))")
+        #expect(error?.keyPath.description == "root.NS.object.1")
+    }
+
+    @Test func onlyTheMappedNamesAreAdmitted() throws {
+        // An NSIndexSet asked for as an IndexPath, and an index set's names without the mapping.
+        let set = try Self.archive(ArchiveIndexSet(ranges: [1..<3]))
+        #expect(Self.refusal(IndexPath.self, set)?.code == .classNotAllowed)
+        let narrow = ArchiveRegistry(foundationClasses: [.array, .string])
+        #expect(throws: ArchiveError.self) { try Self.decode(ArchiveIndexSet.self, set, registry: narrow) }
+        #expect(Self.refusal([Int].self, set)?.code == .classNotAllowed)
+    }
+}
