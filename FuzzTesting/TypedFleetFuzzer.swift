@@ -14,6 +14,8 @@
 //     in value (strings compared by Unicode scalars, numbers and dates exactly) and in sharing
 //     structure (which objects are the same instance, including the weak owner back-references),
 //     and archiving the second decode gives the same bytes as archiving the first;
+// The same checks run for `IndexPath`, `ArchiveIndexSet` and `ArchiveOrderedSet<String>` at
+// `root`, through a registry of Foundation classes only (their packed and numbered fields).
 //   - decoding the input's bytes directly (`KeyedUnarchiver(bytes:)`, which reads a binary
 //     archive in place and takes typed decoding's shortcuts) gives the same outcome as decoding
 //     the generic view: the same error (code, UID, key path and message), or an equal graph —
@@ -56,6 +58,18 @@ enum TypedFleet {
         classes(PilotValue.self, registry: Fleet.valueRegistry, bytes: bytes, graph: graph, options: options, shape: { FleetShape.pilotValues([$0]) })
         family(graph: graph, options: options)
         propertyListTree(bytes: bytes, graph: graph, options: options)
+        // Foundation values with packed or numbered fields (NSIndexPath, NSIndexSet, NSOrderedSet).
+        let foundation = ArchiveRegistry()
+        classes(IndexPath.self, registry: foundation, bytes: bytes, graph: graph, options: options, shape: { path in
+            [.object("IndexPath", path.count)] + path.map { .number(UInt64(UInt(bitPattern: $0))) }
+        })
+        classes(ArchiveIndexSet.self, registry: foundation, bytes: bytes, graph: graph, options: options, shape: { set in
+            [.object(set.isMutable ? "NSMutableIndexSet" : "NSIndexSet", set.ranges.count)]
+                + set.ranges.flatMap { [FleetShape.Token.number(UInt64($0.lowerBound)), .number(UInt64($0.upperBound))] }
+        })
+        classes(ArchiveOrderedSet<String>.self, registry: foundation, bytes: bytes, graph: graph, options: options, shape: { set in
+            [.object(set.isMutable ? "NSMutableOrderedSet" : "NSOrderedSet", set.count)] + set.elements.map { .string(Array($0.utf8)) }
+        })
     }
 
     /// A small `Codable` model for the bridge: whatever the tree holds, decoding it may only fail.

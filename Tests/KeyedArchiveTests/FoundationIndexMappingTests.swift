@@ -110,6 +110,44 @@ import Testing
         #expect(ArchiveOrderedSet([3, 1, 3, 2, 1]).elements == [3, 1, 2])
     }
 
+    /// The model of Docs/Tutorial.md §8, as printed there.
+    struct Selection: KeyedArchivable {
+        var rows: ArchiveIndexSet
+        var focus: IndexPath
+        var tags: ArchiveOrderedSet<String>
+
+        init(rows: ArchiveIndexSet, focus: IndexPath, tags: ArchiveOrderedSet<String>) {
+            self.rows = rows
+            self.focus = focus
+            self.tags = tags
+        }
+
+        init(from decoder: KeyedArchiveDecoder) throws {
+            rows = try decoder.decode(ArchiveIndexSet.self, forKey: "rows")
+            focus = try decoder.decode(IndexPath.self, forKey: "focus")
+            tags = try decoder.decode(ArchiveOrderedSet<String>.self, forKey: "tags")
+        }
+
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(rows, forKey: "rows")
+            try encoder.encode(focus, forKey: "focus")
+            try encoder.encode(tags, forKey: "tags")
+        }
+    }
+
+    @Test func tutorialModelRoundTrips() throws {
+        let selection = Selection(rows: ArchiveIndexSet(ranges: [0..<3, 10..<12]), focus: IndexPath(indexes: [1, 4]),
+                                  tags: ArchiveOrderedSet(["draft", "urgent"]))
+        var registry = ArchiveRegistry()
+        registry.register(Selection.self)
+        for format in [ArchiveFormat.binary, .xml] {
+            let bytes = try KeyedArchiver.archive(selection, registry: registry, format: format)
+            let decoded = try KeyedUnarchiver.unarchive(Selection.self, from: bytes, registry: registry)
+            #expect(decoded.rows == selection.rows && decoded.focus == selection.focus && decoded.tags == selection.tags)
+            #expect(decoded.rows.ranges == [0..<3, 10..<12])
+        }
+    }
+
     // MARK: Foundation on Linux as the other side
 
     @Test func foundationReadsOurArchives() throws {

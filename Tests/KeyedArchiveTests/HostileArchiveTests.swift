@@ -53,6 +53,7 @@ import Testing
         case "Date": return try unarchiver.decodeIfPresent(Date.self, forKey: key)
         case "UUID": return try unarchiver.decodeIfPresent(UUID.self, forKey: key)
         case "Data": return try unarchiver.decodeIfPresent(Data.self, forKey: key)
+        case "ArchiveIndexSet": return try unarchiver.decodeIfPresent(ArchiveIndexSet.self, forKey: key)
         default: throw ArchiveError(.invalidState, "the listing names an unknown type \(typeName)")
         }
     }

@@ -156,11 +156,14 @@ bad("nsuuid-short.plist", archive(["$null", {"$class": UID(2), "NS.uuidbytes": b
     "typed:UUID@root", "valueOutOfRange", "root", 1, "NS.uuidbytes holds 15 bytes")
 bad("nsuuid-string.plist", archive(["$null", {"$class": UID(2), "NS.uuidbytes": "0123456789abcdef"}, cls("NSUUID", "NSObject")]),
     "typed:UUID@root", "typeMismatch", "root.NS.uuidbytes", 1, "NS.uuidbytes holds a string")
-# Payloads whose lengths and counts lie: we map none of these classes, so the generic view shows
-# them as stored (VALID below) and typed decoding refuses them by class.
+# Payloads whose lengths and counts lie. The generic view shows each as stored (VALID below).
+# NSIndexSet is mapped (ArchiveIndexSet): its count is checked against the bytes before anything
+# is allocated. NSValue and NSDecimalNumber are not: typed decoding refuses them by class.
+INDEX_SET = {"$class": UID(2), "NSRangeCount": 0x7FFFFFFFFFFF, "NSRangeData": b"\x00\x01"}
+bad("nsindexset-lying-count.plist", archive(["$null", INDEX_SET, cls("NSIndexSet", "NSObject")]),
+    "typed:ArchiveIndexSet@root", "valueOutOfRange", "root.NSRangeData", 1,
+    "NSRangeCount 2^47-1 against 2 bytes of NSRangeData: refused before anything is allocated")
 LYING = {
-    "nsindexset-lying-count.plist": ({"$class": UID(2), "NSRangeCount": 0x7FFFFFFFFFFF, "NSRangeData": b"\x00\x01"},
-                                     cls("NSIndexSet", "NSObject")),
     "nsvalue-lying-length.plist": ({"$class": UID(2), "NS.special": 99, "NS.rangeval.length": 0xFFFFFFFFFFFFFFF, "NS.rangeval.location": -1},
                                    cls("NSValue", "NSObject")),
     "nsdecimalnumber-lying-length.plist": ({"$class": UID(2), "NS.mantissa": b"\x01\x02", "NS.length": 255, "NS.exponent": 127,
@@ -214,7 +217,7 @@ good("empty-archive.plist", archive(["$null"], top={"root": UID(0)}), "typed:Pil
 inner = plistlib.dumps(archive(["$null", airplane(2), cls("Evil", "NSObject")]), fmt=plistlib.FMT_BINARY)
 good("archive-in-nsdata.plist", archive(["$null", {"$class": UID(2), "NS.data": inner}, cls("NSMutableData", "NSData", "NSObject")]),
      "typed:Data@root", "an archive inside NS.data is bytes, never interpreted (its class Evil is not checked)")
-for name in LYING:
+for name in ["nsindexset-lying-count.plist", *LYING]:
     valid.append((name, "graph,dump,json", "the generic view shows a lying payload as stored"))
 good("dollar-key-escaped.plist", archive(["$null", airplane(2, (4, 5), **{"$$class": UID(3), "aerotowLaunchCount": 1, "winchLaunchCount": 2}), GLIDER,
                                           cls("Pilot", "NSObject"), "ASK 21", "D-8721"]),

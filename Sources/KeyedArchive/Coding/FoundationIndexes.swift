@@ -149,8 +149,9 @@ extension IndexPath: ArchiveObjectCodable {
         case 1:
             return IndexPath(index: try fields.decode(Int.self, forKey: "NSIndexPathValue"))
         case 2...:
-            let bytes = try fields.decode(Data.self, forKey: "NSIndexPathData")
-            switch PackedIndexes.readAll([UInt8](bytes), count: length) {
+            // Foundation writes an NSMutableData object; inline bytes are read too.
+            let bytes = try fields.decodeBytes(forKey: "NSIndexPathData")
+            switch PackedIndexes.readAll(bytes, count: length) {
             case .success(let values):
                 return IndexPath(indexes: values.map { Int(bitPattern: UInt(truncatingIfNeeded: $0)) })
             case .failure(let fault):
@@ -279,11 +280,11 @@ extension ArchiveIndexSet: ArchiveObjectCodable {
             guard length >= 0 else { throw fields.error(.valueOutOfRange, "NSLength is \(length), a length cannot be negative", key: "NSLength") }
             try add(location: UInt64(location), length: UInt64(length), key: "NSLength")
         case 2...:
-            let bytes = try fields.decode(Data.self, forKey: "NSRangeData")
+            let bytes = try fields.decodeBytes(forKey: "NSRangeData")
             // Two numbers per range; a count beyond Int.max / 2 cannot fit any data.
             let (numbers, overflow) = rangeCount.multipliedReportingOverflow(by: 2)
             let values: [UInt64]
-            switch PackedIndexes.readAll([UInt8](bytes), count: overflow ? Int.max : numbers) {
+            switch PackedIndexes.readAll(bytes, count: overflow ? Int.max : numbers) {
             case .success(let read): values = read
             case .failure(let fault): throw fields.error(.valueOutOfRange, fault.message(key: "NSRangeData", countKey: "NSRangeCount (two per range)"), key: "NSRangeData")
             }
