@@ -81,11 +81,13 @@ enum TypedFleet {
         var nested: [String: [Int]]?
     }
 
-    /// What XML keeps of a tree: no real width (every real reads back as 64-bit) and no integer
-    /// storage form (a 16-byte integer reads back in the ordinary form).
+    /// What XML keeps of a tree: no real width (every real reads back as 64-bit), no integer
+    /// storage form (a 16-byte integer reads back in the ordinary form) and no NaN payload or sign
+    /// (every NaN is written `nan`, as Core Foundation writes it: finding F9).
     static func xmlImage(_ value: PropertyListValue) -> PropertyListValue {
         switch value {
-        case .real(let real): return .real(.float64(real.doubleValue))
+        case .real(let real): return .real(.float64(real.doubleValue.isNaN ? .nan : real.doubleValue))
+        case .date(let date) where date.secondsSinceReferenceDate.isNaN: return .date(PropertyListDate(secondsSinceReferenceDate: .nan))
         case .integer(let integer): return .integer(PropertyListInteger(high: integer.high, low: integer.low, isStoredAs128Bit: false))
         case .array(let elements): return .array(elements.map(xmlImage))
         case .set(let elements): return .set(elements.map(xmlImage))

@@ -177,4 +177,32 @@ import Testing
         #expect(json.contains(#"{"$id": 128, "$uid": 137}"#))
         #expect(!json.contains(#"{"$id": 137,"#))
     }
+
+    /// F9: a tree holding an NSDate whose `NS.time` is a NaN with a payload (a real device's
+    /// archive, mutated). Binary keeps the real's bits; XML writes every NaN as `nan`, as Core
+    /// Foundation does (XMLDifferentialTests), so the tree reads back with the canonical NaN.
+    @Test func nanPayloadsSurviveBinaryAndBecomeCanonicalInXML() throws {
+        let payload = Double(bitPattern: 0xFFF3_FFFF_DE43_90A0)
+        #expect(payload.isNaN && payload.bitPattern != Double.nan.bitPattern)
+        let tree = PropertyListValue.array([.dictionary(PropertyListDictionary(entries: [
+            .init(key: "startDate", value: .date(PropertyListDate(secondsSinceReferenceDate: payload))),
+            .init(key: "ratio", value: .real(.float64(payload))),
+        ]))])
+        func roundTrip(_ format: ArchiveFormat) throws -> [PropertyListValue] {
+            let archiver = KeyedArchiver(registry: ArchiveRegistry())
+            try archiver.encode(tree)
+            let again = try KeyedUnarchiver(bytes: try archiver.finish(format: format), registry: ArchiveRegistry()).decode(PropertyListValue.self)
+            guard case .array(let elements) = again, case .dictionary(let dictionary)? = elements.first else { return [] }
+            return dictionary.entries.map(\.value)
+        }
+        let binary = try roundTrip(.binary)
+        #expect(binary == [.date(PropertyListDate(secondsSinceReferenceDate: payload)), .real(.float64(payload))])
+        let xml = try roundTrip(.xml)
+        guard case .date(let date)? = xml.first, case .real(let real)? = xml.last else {
+            Issue.record("XML round trip lost the values: \(xml)")
+            return
+        }
+        #expect(date.secondsSinceReferenceDate.bitPattern == Double.nan.bitPattern)
+        #expect(real.doubleValue.bitPattern == Double.nan.bitPattern)
+    }
 }
