@@ -64,11 +64,11 @@ enum TypedFleet {
             [.object("IndexPath", path.count)] + path.map { .number(UInt64(UInt(bitPattern: $0))) }
         })
         classes(ArchiveIndexSet.self, registry: foundation, bytes: bytes, graph: graph, options: options, shape: { set in
-            [.object(set.isMutable ? "NSMutableIndexSet" : "NSIndexSet", set.ranges.count)]
+            [.object(set.archivesAsMutable ? "NSMutableIndexSet" : "NSIndexSet", set.ranges.count)]
                 + set.ranges.flatMap { [FleetShape.Token.number(UInt64($0.lowerBound)), .number(UInt64($0.upperBound))] }
         })
         classes(ArchiveOrderedSet<String>.self, registry: foundation, bytes: bytes, graph: graph, options: options, shape: { set in
-            [.object(set.isMutable ? "NSMutableOrderedSet" : "NSOrderedSet", set.count)] + set.elements.map { .string(Array($0.utf8)) }
+            [.object(set.archivesAsMutable ? "NSMutableOrderedSet" : "NSOrderedSet", set.count)] + set.elements.map { .string(Array($0.utf8)) }
         })
     }
 

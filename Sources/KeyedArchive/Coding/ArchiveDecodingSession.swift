@@ -549,6 +549,17 @@ final class ArchiveDecodingSession {
         return state.pointee.otherValues[ValueKey(uid: uid, type: type)]
     }
 
+    /// Counts `count` more collection elements against `maximumElementCount`: at the start of a
+    /// collection, or, for a value whose size is known only once its bytes are read (an index
+    /// path's indexes), when they have been read.
+    func chargeElements(_ count: Int, uid: Int) throws(ArchiveError) {
+        let (total, overflow) = state.pointee.elementCount.addingReportingOverflow(count)
+        guard !overflow, total <= options.maximumElementCount else {
+            throw error(.budgetExceeded, "decoding more than \(options.maximumElementCount) collection elements", uid: uid)
+        }
+        state.pointee.elementCount = total
+    }
+
     /// Checks the cycle, element and depth limits and marks the collection as being decoded.
     @usableFromInline
     func beginContainer(uid: Int, type: ObjectIdentifier, count: Int, describing requested: Any.Type) throws(ArchiveError) {
@@ -556,11 +567,7 @@ final class ArchiveDecodingSession {
         if state.pointee.inProgressCounts[uid] > 0, state.pointee.inProgress.contains(key) {
             throw error(.cyclicReference, "collection #\(uid) contains itself as \(requested)", uid: uid)
         }
-        let (total, overflow) = state.pointee.elementCount.addingReportingOverflow(count)
-        guard !overflow, total <= options.maximumElementCount else {
-            throw error(.budgetExceeded, "decoding more than \(options.maximumElementCount) collection elements", uid: uid)
-        }
-        state.pointee.elementCount = total
+        try chargeElements(count, uid: uid)
         // The stack below is at most maximumDepth deep; so is each UID's count, checked here
         // against the counter's width too.
         guard state.pointee.depth < options.maximumDepth, state.pointee.inProgressCounts[uid] < UInt16.max else {

@@ -142,23 +142,29 @@ extension IndexPath: ArchiveObjectCodable {
         let session = decoder.session
         let uid = try session.index(reference)
         let fields = try session.foundationFields(uid, kind: .indexPath, requested: "IndexPath")
-        let length = try fields.decode(Int.self, forKey: "NSIndexPathLength")
-        switch length {
-        case 0:
-            return IndexPath()
-        case 1:
-            return IndexPath(index: try fields.decode(Int.self, forKey: "NSIndexPathValue"))
-        case 2...:
-            // Foundation writes an NSMutableData object; inline bytes are read too.
-            let bytes = try fields.decodeBytes(forKey: "NSIndexPathData")
-            switch PackedIndexes.readAll(bytes, count: length) {
-            case .success(let values):
-                return IndexPath(indexes: values.map { Int(bitPattern: UInt(truncatingIfNeeded: $0)) })
-            case .failure(let fault):
-                throw fields.error(.valueOutOfRange, fault.message(key: "NSIndexPathData", countKey: "NSIndexPathLength"), key: "NSIndexPathData")
+        // Through decodeContainer, so that an index path referenced many times is read once
+        // and handed out again (its storage shared), not read — and allocated — per reference.
+        return try session.decodeContainer(IndexPath.self, uid: uid, count: 0) { () throws(ArchiveError) in
+            let length = try fields.decode(Int.self, forKey: "NSIndexPathLength")
+            switch length {
+            case 0:
+                return IndexPath()
+            case 1:
+                try session.chargeElements(1, uid: uid)
+                return IndexPath(index: try fields.decode(Int.self, forKey: "NSIndexPathValue"))
+            case 2...:
+                // Foundation writes an NSMutableData object; inline bytes are read too.
+                let bytes = try fields.decodeBytes(forKey: "NSIndexPathData")
+                switch PackedIndexes.readAll(bytes, count: length) {
+                case .success(let values):
+                    try session.chargeElements(values.count, uid: uid)
+                    return IndexPath(indexes: values.map { Int(bitPattern: UInt(truncatingIfNeeded: $0)) })
+                case .failure(let fault):
+                    throw fields.error(.valueOutOfRange, fault.message(key: "NSIndexPathData", countKey: "NSIndexPathLength"), key: "NSIndexPathData")
+                }
+            default:
+                throw fields.error(.valueOutOfRange, "NSIndexPathLength is \(length), a length cannot be negative", key: "NSIndexPathLength")
             }
-        default:
-            throw fields.error(.valueOutOfRange, "NSIndexPathLength is \(length), a length cannot be negative", key: "NSIndexPathLength")
         }
     }
 }
@@ -166,38 +172,44 @@ extension IndexPath: ArchiveObjectCodable {
 // MARK: NSIndexSet
 
 /// A set of non-negative integers kept as sorted, separate ranges: `NSIndexSet` (or, with
-/// ``isMutable``, `NSMutableIndexSet`). The Foundation overlay's `IndexSet` is not part of
-/// FoundationEssentials, so this is the package's own form; where Foundation is imported,
-/// `IndexSet(archived.ranges.map { ... })` and back are one line each.
+/// ``archivesAsMutable``, `NSMutableIndexSet`). The Foundation overlay's `IndexSet` is not part
+/// of FoundationEssentials, so this is the package's own form; where Foundation is imported,
+/// `IndexSet` and this convert through ``ranges`` in a line each.
+///
+/// Two sets are equal when they hold the same integers, as `NSIndexSet`s are, whichever class
+/// each is archived as.
 public struct ArchiveIndexSet: Hashable, Sendable {
     /// Sorted, non-empty, neither overlapping nor touching: the canonical form, as
     /// NSIndexSet keeps it (adding `0..<5` and `5..<10` leaves one range `0..<10`).
     public private(set) var ranges: [Range<Int>] = []
-    /// Whether the set is archived as `NSMutableIndexSet`; decoding sets it from the class.
-    public var isMutable: Bool
+    /// Whether the set is archived as `NSMutableIndexSet` rather than `NSIndexSet`; decoding
+    /// sets it from the archived class. Not part of equality.
+    public var archivesAsMutable: Bool
 
-    public init(isMutable: Bool = false) {
-        self.isMutable = isMutable
+    public init(archivesAsMutable: Bool = false) {
+        self.archivesAsMutable = archivesAsMutable
     }
 
     /// The union of `ranges`, in any order.
-    /// - Precondition: no range has a negative lower bound (NSIndexSet holds unsigned integers).
-    public init(ranges: some Sequence<Range<Int>>, isMutable: Bool = false) {
-        self.isMutable = isMutable
-        for range in ranges { insert(contentsOf: range) }
+    /// - Precondition: no range has a negative lower bound (NSIndexSet holds non-negative integers).
+    public init(ranges: some Sequence<Range<Int>>, archivesAsMutable: Bool = false) {
+        self.archivesAsMutable = archivesAsMutable
+        let given = Array(ranges)
+        for range in given { precondition(range.lowerBound >= 0, "NSIndexSet holds non-negative integers") }
+        self.ranges = Self.canonical(given)
     }
 
     /// The set of `integers`.
     /// - Precondition: none is negative or `Int.max` (NSIndexSet's largest index is `Int.max - 1`).
-    public init(integers: some Sequence<Int>, isMutable: Bool = false) {
-        self.isMutable = isMutable
-        for integer in integers {
+    public init(integers: some Sequence<Int>, archivesAsMutable: Bool = false) {
+        self.init(ranges: integers.map { integer -> Range<Int> in
             precondition(integer < Int.max, "NSIndexSet's largest index is Int.max - 1")
-            insert(contentsOf: integer..<(integer + 1))
-        }
+            return integer..<(integer + 1)
+        }, archivesAsMutable: archivesAsMutable)
     }
 
-    /// How many integers the set holds.
+    /// How many integers the set holds (at most `Int.max`: the ranges are disjoint and lie in
+    /// `0..<Int.max`).
     public var count: Int { ranges.reduce(0) { $0 + $1.count } }
 
     public var isEmpty: Bool { ranges.isEmpty }
@@ -207,15 +219,15 @@ public struct ArchiveIndexSet: Hashable, Sendable {
         return position < ranges.count && ranges[position].contains(integer)
     }
 
-    /// Adds the integers of `range`, merging it with the ranges it overlaps or touches.
+    /// Adds the integers of `range`, merging it with the ranges it overlaps or touches. Linear
+    /// in the number of ranges; ``init(ranges:archivesAsMutable:)`` builds a set from many at once.
     /// - Precondition: `range.lowerBound >= 0`.
     public mutating func insert(contentsOf range: Range<Int>) {
         precondition(range.lowerBound >= 0, "NSIndexSet holds non-negative integers")
         guard !range.isEmpty else { return }
-        // The first range that ends at or after the new one's start, and the first that starts
-        // after the new one's end: everything between them merges with it.
-        var first = firstRange(endingAfter: range.lowerBound - 1)
-        if first > 0, ranges[first - 1].upperBound == range.lowerBound { first -= 1 }
+        // Every range from the first that ends at or after the new one's start (so touching it)
+        // to the last that starts at or before its end merges with it.
+        let first = firstRange(endingAfter: range.lowerBound - 1)
         var last = first
         var merged = range
         while last < ranges.count, ranges[last].lowerBound <= range.upperBound {
@@ -235,13 +247,36 @@ public struct ArchiveIndexSet: Hashable, Sendable {
         return low
     }
 
+    /// `ranges` sorted, without empty ones, overlapping and touching ones merged: in one pass
+    /// when they come sorted and apart (as Foundation writes them), else after a sort.
+    private static func canonical(_ ranges: [Range<Int>]) -> [Range<Int>] {
+        var given = ranges.filter { !$0.isEmpty }
+        if !zip(given, given.dropFirst()).allSatisfy({ $0.upperBound < $1.lowerBound }) {
+            given.sort { $0.lowerBound < $1.lowerBound }
+        }
+        var result: [Range<Int>] = []
+        result.reserveCapacity(given.count)
+        for range in given {
+            if let last = result.last, range.lowerBound <= last.upperBound {
+                result[result.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                result.append(range)
+            }
+        }
+        return result
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.ranges == rhs.ranges }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ranges) }
+
     public static let indexSetClasses = ["NSIndexSet", "NSObject"]
     public static let mutableIndexSetClasses = ["NSMutableIndexSet", "NSIndexSet", "NSObject"]
 }
 
 extension ArchiveIndexSet: ArchiveObjectCodable {
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
-        try encoder.encodeObject(classes: isMutable ? Self.mutableIndexSetClasses : Self.indexSetClasses) { fields in
+        try encoder.encodeObject(classes: archivesAsMutable ? Self.mutableIndexSetClasses : FoundationClass.indexSet.archivedChain) { fields in
             try fields.encode(ranges.count, forKey: "NSRangeCount")
             if ranges.count == 1 {
                 try fields.encode(ranges[0].lowerBound, forKey: "NSLocation")
@@ -261,61 +296,76 @@ extension ArchiveIndexSet: ArchiveObjectCodable {
         let session = decoder.session
         let uid = try session.index(reference)
         let fields = try session.foundationFields(uid, kind: .indexSet, requested: "ArchiveIndexSet")
-        var set = ArchiveIndexSet(isMutable: fields.classChain.contains("NSMutableIndexSet"))
-        let rangeCount = try fields.decode(Int.self, forKey: "NSRangeCount")
-        func add(location: UInt64, length: UInt64, key: String) throws(ArchiveError) {
-            // An NSIndexSet's indexes run from 0 to Int.max - 1: the range must end by Int.max.
-            guard location <= UInt64(Int.max), length <= UInt64(Int.max) - location else {
-                throw fields.error(.valueOutOfRange, "the range at \(location) of length \(length) goes past Int.max", key: key)
+        let archivesAsMutable = fields.classChain.contains("NSMutableIndexSet")
+        // Read once however often it is referenced, as an index path is.
+        return try session.decodeContainer(ArchiveIndexSet.self, uid: uid, count: 0) { () throws(ArchiveError) in
+            // Absent, the count is 0, as Foundation's decodeInteger reads an absent key.
+            let rangeCount = try fields.decodeIfPresent(Int.self, forKey: "NSRangeCount") ?? 0
+            func range(location: UInt64, length: UInt64, key: String) throws(ArchiveError) -> Range<Int> {
+                // An NSIndexSet's indexes run from 0 to Int.max - 1: the range must end by Int.max.
+                guard location <= UInt64(Int.max), length <= UInt64(Int.max) - location else {
+                    throw fields.error(.valueOutOfRange, "the range at \(location) of length \(length) goes past Int.max", key: key)
+                }
+                return Int(location)..<Int(location + length)
             }
-            set.insert(contentsOf: Int(location)..<Int(location + length))
+            var ranges: [Range<Int>] = []
+            switch rangeCount {
+            case 0:
+                break
+            case 1:
+                let location = try fields.decode(Int.self, forKey: "NSLocation")
+                let length = try fields.decode(Int.self, forKey: "NSLength")
+                guard location >= 0 else { throw fields.error(.valueOutOfRange, "NSLocation is \(location), an index cannot be negative", key: "NSLocation") }
+                guard length >= 0 else { throw fields.error(.valueOutOfRange, "NSLength is \(length), a length cannot be negative", key: "NSLength") }
+                ranges = [try range(location: UInt64(location), length: UInt64(length), key: "NSLength")]
+            case 2...:
+                // Foundation writes an NSMutableData object; inline bytes are read too.
+                let bytes = try fields.decodeBytes(forKey: "NSRangeData")
+                // Two numbers per range; a count beyond Int.max / 2 cannot fit any data.
+                let (numbers, overflow) = rangeCount.multipliedReportingOverflow(by: 2)
+                let values: [UInt64]
+                switch PackedIndexes.readAll(bytes, count: overflow ? Int.max : numbers) {
+                case .success(let read): values = read
+                case .failure(let fault): throw fields.error(.valueOutOfRange, fault.message(key: "NSRangeData", countKey: "NSRangeCount (two per range)"), key: "NSRangeData")
+                }
+                ranges.reserveCapacity(rangeCount)
+                for pair in 0..<rangeCount {
+                    ranges.append(try range(location: values[2 * pair], length: values[2 * pair + 1], key: "NSRangeData"))
+                }
+            default:
+                throw fields.error(.valueOutOfRange, "NSRangeCount is \(rangeCount), a count cannot be negative", key: "NSRangeCount")
+            }
+            try session.chargeElements(ranges.count, uid: uid)
+            // Foundation adds the ranges one by one, merging: ranges out of order or
+            // overlapping give the same set (sorted in O(n log n), never merged one by one).
+            return ArchiveIndexSet(ranges: ranges, archivesAsMutable: archivesAsMutable)
         }
-        switch rangeCount {
-        case 0:
-            break
-        case 1:
-            let location = try fields.decode(Int.self, forKey: "NSLocation")
-            let length = try fields.decode(Int.self, forKey: "NSLength")
-            guard location >= 0 else { throw fields.error(.valueOutOfRange, "NSLocation is \(location), an index cannot be negative", key: "NSLocation") }
-            guard length >= 0 else { throw fields.error(.valueOutOfRange, "NSLength is \(length), a length cannot be negative", key: "NSLength") }
-            try add(location: UInt64(location), length: UInt64(length), key: "NSLength")
-        case 2...:
-            let bytes = try fields.decodeBytes(forKey: "NSRangeData")
-            // Two numbers per range; a count beyond Int.max / 2 cannot fit any data.
-            let (numbers, overflow) = rangeCount.multipliedReportingOverflow(by: 2)
-            let values: [UInt64]
-            switch PackedIndexes.readAll(bytes, count: overflow ? Int.max : numbers) {
-            case .success(let read): values = read
-            case .failure(let fault): throw fields.error(.valueOutOfRange, fault.message(key: "NSRangeData", countKey: "NSRangeCount (two per range)"), key: "NSRangeData")
-            }
-            for pair in 0..<rangeCount {
-                try add(location: values[2 * pair], length: values[2 * pair + 1], key: "NSRangeData")
-            }
-        default:
-            throw fields.error(.valueOutOfRange, "NSRangeCount is \(rangeCount), a count cannot be negative", key: "NSRangeCount")
-        }
-        return set
     }
 }
 
 // MARK: NSOrderedSet
 
-/// Distinct elements in a chosen order: `NSOrderedSet` (or, with ``isMutable``,
+/// Distinct elements in a chosen order: `NSOrderedSet` (or, with ``archivesAsMutable``,
 /// `NSMutableOrderedSet`), whose elements Foundation stores under `NS.object.0`, `NS.object.1`, ….
-public struct ArchiveOrderedSet<Element: Hashable>: Hashable {
+///
+/// Two sets are equal when they hold equal elements in the same order, whichever class each is
+/// archived as.
+public struct ArchiveOrderedSet<Element: Hashable>: Hashable, RandomAccessCollection {
     /// The elements, in order, each once.
     public private(set) var elements: [Element] = []
     private var members: Set<Element> = []
-    /// Whether the set is archived as `NSMutableOrderedSet`; decoding sets it from the class.
-    public var isMutable: Bool
+    /// Whether the set is archived as `NSMutableOrderedSet` rather than `NSOrderedSet`;
+    /// decoding sets it from the archived class. Not part of equality.
+    public var archivesAsMutable: Bool
 
-    public init(isMutable: Bool = false) {
-        self.isMutable = isMutable
+    public init(archivesAsMutable: Bool = false) {
+        self.archivesAsMutable = archivesAsMutable
     }
 
-    /// The distinct elements of `elements`, each where it first occurs.
-    public init(_ elements: some Sequence<Element>, isMutable: Bool = false) {
-        self.isMutable = isMutable
+    /// The distinct elements of `elements`, each where it first occurs (as `NSOrderedSet`'s
+    /// `initWithArray:` keeps them).
+    public init(_ elements: some Sequence<Element>, archivesAsMutable: Bool = false) {
+        self.archivesAsMutable = archivesAsMutable
         for element in elements { append(element) }
     }
 
@@ -327,18 +377,23 @@ public struct ArchiveOrderedSet<Element: Hashable>: Hashable {
         return true
     }
 
+    /// Removes `element`; returns whether the set held it.
+    @discardableResult
+    public mutating func remove(_ element: Element) -> Bool {
+        guard members.remove(element) != nil, let position = elements.firstIndex(of: element) else { return false }
+        elements.remove(at: position)
+        return true
+    }
+
     public func contains(_ element: Element) -> Bool { members.contains(element) }
 
-    public var count: Int { elements.count }
+    public var startIndex: Int { elements.startIndex }
+    public var endIndex: Int { elements.endIndex }
+    public subscript(position: Int) -> Element { elements[position] }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.isMutable == rhs.isMutable && lhs.elements == rhs.elements
-    }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.elements == rhs.elements }
 
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(isMutable)
-        hasher.combine(elements)
-    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(elements) }
 
     public static var orderedSetClasses: [String] { FoundationClass.orderedSet.archivedChain }
     public static var mutableOrderedSetClasses: [String] { ["NSMutableOrderedSet", "NSOrderedSet", "NSObject"] }
@@ -348,7 +403,7 @@ extension ArchiveOrderedSet: Sendable where Element: Sendable {}
 
 extension ArchiveOrderedSet: ArchiveObjectEncodable where Element: ArchiveObjectEncodable {
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
-        try encoder.encodeObject(classes: isMutable ? Self.mutableOrderedSetClasses : Self.orderedSetClasses) { fields in
+        try encoder.encodeObject(classes: archivesAsMutable ? Self.mutableOrderedSetClasses : Self.orderedSetClasses) { fields in
             for (position, element) in elements.enumerated() {
                 try fields.encode(element, forKey: "NS.object.\(position)")
             }
@@ -366,16 +421,13 @@ extension ArchiveOrderedSet: ArchiveObjectDecodable where Element: ArchiveObject
         // Each number is a field, so the fields bound the count.
         var count = 0
         while fields.contains("NS.object.\(count)") { count += 1 }
-        let isMutable = fields.classChain.contains("NSMutableOrderedSet")
+        let archivesAsMutable = fields.classChain.contains("NSMutableOrderedSet")
         return try session.decodeContainer(ArchiveOrderedSet<Element>.self, uid: uid, count: count) { () throws(ArchiveError) in
-            var set = ArchiveOrderedSet(isMutable: isMutable)
+            var set = ArchiveOrderedSet(archivesAsMutable: archivesAsMutable)
             for position in 0..<count {
-                let key = "NS.object.\(position)"
-                let element = try fields.decode(Element.self, forKey: key)
-                guard set.append(element) else {
-                    let first = set.elements.firstIndex(of: element) ?? 0
-                    throw fields.error(.valueOutOfRange, "\(key) repeats the element of NS.object.\(first); an ordered set holds each element once", key: key)
-                }
+                // A repeated element is kept where it first occurs, as Foundation's
+                // initWithArray: keeps it.
+                set.append(try fields.decode(Element.self, forKey: "NS.object.\(position)"))
             }
             return set
         }
