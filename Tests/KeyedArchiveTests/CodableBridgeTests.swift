@@ -73,6 +73,36 @@ import Testing
         #expect(top.keys.first == "registration")
     }
 
+    /// A Swift `Dictionary` or `Set` encodes its contents in hash order, which changes with each
+    /// process's seed and, within one process, with a dictionary's capacity and history. What the
+    /// encoder makes of them is sorted, so archives of them are the same bytes on every run.
+    @Test func unorderedCollectionsEncodeTheSameWhateverTheirHashOrder() throws {
+        let words = (0..<40).map { "w\($0 * 7919 % 1000)" }
+        var small: [String: Int] = [:]
+        for (index, word) in words.enumerated() { small[word] = index }
+        var large = [String: Int](minimumCapacity: 4096)
+        for (index, word) in words.enumerated().reversed() { large[word] = index }
+        #expect(Array(small.keys) != Array(large.keys), "the two dictionaries must iterate differently for this test to mean anything")
+        let encoder = PropertyListValueEncoder()
+        let first = try encoder.encode(small), second = try encoder.encode(large)
+        #expect(first == second)
+        guard case .dictionary(let dictionary) = first else { Issue.record("not a dictionary"); return }
+        #expect(dictionary.keys == words.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        // Sets by value; dictionaries whose keys are not strings or integers, as sorted pairs.
+        let numbers = Set((0..<300).map { $0 * 37 % 1000 - 500 })
+        #expect(try encoder.encode(numbers) == .array(numbers.sorted().map { .integer(PropertyListInteger(Int64($0))) }))
+        let byDouble: [Double: String] = [2.5: "b", -1: "a", 10: "c"]
+        #expect(try encoder.encode(byDouble) == encoder.encode(Dictionary(uniqueKeysWithValues: byDouble.reversed())))
+        // The bytes of an archive, and decoding back.
+        let archive = { (value: [String: Int]) throws -> [UInt8] in
+            let archiver = KeyedArchiver(registry: ArchiveRegistry())
+            try archiver.encodeEncodable(value, forKey: "counts")
+            return try archiver.finish()
+        }
+        #expect(try archive(small) == archive(large))
+        #expect(try KeyedUnarchiver(bytes: archive(small), registry: ArchiveRegistry()).decodeDecodable([String: Int].self, forKey: "counts") == small)
+    }
+
     @Test func nilIsTheStringNullAsInFoundation() throws {
         let values: [Int?] = [1, nil, 3]
         let ours = try PropertyListValueEncoder().encode(values)

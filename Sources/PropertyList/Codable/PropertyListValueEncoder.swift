@@ -11,8 +11,11 @@ import Foundation
 /// a super encoder is stored under the key `"super"`, and a value that encodes nothing is an
 /// empty dictionary. This is what `NSKeyedArchiver.encodeEncodable(_:forKey:)` archives.
 ///
-/// Unlike Foundation's, whose dictionaries are unordered, a dictionary keeps the order in which
-/// its keys were first encoded, so the result is the same on every run.
+/// Unlike Foundation's, whose dictionaries are unordered, the result is the same on every run:
+/// a keyed container keeps the order in which its keys were first encoded (a struct's fields in
+/// its `encode(to:)` order), and what a Swift `Dictionary` or `Set` encodes — in an order that
+/// changes from process to process with Swift's hash seed — is sorted: keys and strings by their
+/// UTF-8 bytes, integers by value, other values by their binary property-list bytes.
 public struct PropertyListValueEncoder: Sendable {
     /// Handed to every `encode(to:)` as the encoder's `userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
@@ -110,6 +113,64 @@ final class EncodedNode {
     }
 }
 
+/// The standard library's unordered collections, whose `encode(to:)` hands out their contents in
+/// hash order: a `Set` its elements, a `Dictionary` its keys in a keyed container (string and
+/// integer keys) or its keys and values alternating in an unkeyed one (other keys).
+protocol UnorderedEncodable {
+    static var encodesPairs: Bool { get }
+}
+
+extension Set: UnorderedEncodable {
+    static var encodesPairs: Bool { false }
+}
+
+extension Dictionary: UnorderedEncodable {
+    static var encodesPairs: Bool { true }
+}
+
+extension EncodedNode {
+    /// Puts what an unordered collection encoded into the canonical order (see
+    /// ``PropertyListValueEncoder``); `pairs`: an unkeyed container holds keys and values
+    /// alternating, and the pairs are ordered by their keys.
+    func sortContents(pairs: Bool) {
+        switch content {
+        case .dictionary(let keys, let nodes, _):
+            let order = keys.indices.sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+            var positions: [String: Int] = [:]
+            for (position, index) in order.enumerated() { positions[keys[index]] = position }
+            content = .dictionary(keys: order.map { keys[$0] }, nodes: order.map { nodes[$0] }, positions: positions)
+        case .array(let nodes):
+            let width = pairs ? 2 : 1
+            // A pair without its value (a misbehaving encode(to:)) leaves the array as it is.
+            guard nodes.count % width == 0 else { return }
+            let sortKeys = stride(from: 0, to: nodes.count, by: width).map { nodes[$0].finished() ?? .dictionary(PropertyListDictionary()) }
+            let order = sortKeys.indices.sorted { CanonicalOrder.precedes(sortKeys[$0], sortKeys[$1]) }
+            content = .array(order.flatMap { nodes[($0 * width)..<($0 * width + width)] })
+        default:
+            break
+        }
+    }
+}
+
+/// A total order on values, for the contents of unordered collections.
+enum CanonicalOrder {
+    static func precedes(_ lhs: PropertyListValue, _ rhs: PropertyListValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.string(let left), .string(let right)):
+            return left.utf8.lexicographicallyPrecedes(right.utf8)
+        case (.integer(let left), .integer(let right)):
+            if left != right, !(left < right), !(right < left) { return !left.isStoredAs128Bit && right.isStoredAs128Bit }
+            return left < right
+        default:
+            // Kinds apart, and values of any other kind, by the bytes the binary writer makes of
+            // them (deterministic, and equal exactly for equal values).
+            let left = (try? BinaryPropertyListWriter().write(lhs)) ?? []
+            let right = (try? BinaryPropertyListWriter().write(rhs)) ?? []
+            return left.lexicographicallyPrecedes(right)
+        }
+    }
+}
+
 /// Shared by every encoder of one `encode` call: the first misuse, reported when it returns
 /// (the container functions cannot throw, and Foundation's encoder traps instead).
 final class EncodingState {
@@ -198,6 +259,9 @@ struct PlistValueEncoding: Encoder {
             set(.data([UInt8](data)))
         } else {
             try value.encode(to: self)
+            if let unordered = value as? any UnorderedEncodable {
+                node.sortContents(pairs: type(of: unordered).encodesPairs)
+            }
         }
     }
 
