@@ -11,6 +11,8 @@ struct ValidateCommand: ToolCommand {
 
     var path: String
     var allowlist: ArchiveClassAllowlist
+    /// The names given to --allow, in their order.
+    var allowedNames: [String]
 
     init(arguments: [String]) throws(UsageError) {
         let parsed = try ParsedArguments(arguments, valued: ["--allow", "--primitives"])
@@ -20,7 +22,9 @@ struct ValidateCommand: ToolCommand {
         guard let allowed = parsed.options["--allow"] else {
             throw UsageError(message: "--allow NAME[,NAME…] is required (an empty list admits only plain values: --allow '')")
         }
-        let names = allowed.split(separator: ",", omittingEmptySubsequences: true).map { String($0) }
+        // "A, B" as well as "A,B": no class name holds a space.
+        let names = allowed.split(separator: ",").map { String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) }
+            .filter { !$0.isEmpty }
         var primitives = ArchivePrimitivePolicy.all
         if let kinds = parsed.options["--primitives"] {
             primitives = []
@@ -36,6 +40,7 @@ struct ValidateCommand: ToolCommand {
         }
         path = parsed.positionals[0]
         allowlist = ArchiveClassAllowlist(classNames: names, primitives: primitives)
+        allowedNames = names
     }
 
     func run() throws -> Int32 {
@@ -61,7 +66,26 @@ struct ValidateCommand: ToolCommand {
             text += "… and \(report.refusalCount - report.refusals.count) more refusals\n"
         }
         writeStandardOutput(Array(text.utf8))
-        writeStandardError("keyedarchive validate: \(oneLine(path)): \(report.refusalCount) of \(report.checkedObjectCount) reachable objects refused\n")
+        var verdict = "keyedarchive validate: \(oneLine(path)): \(report.refusalCount) of \(report.checkedObjectCount) reachable objects refused"
+        // One --allow to copy for all the refused classes listed — offered only when every name
+        // is a plain class name, which a shell takes as it is (an archive's names are its
+        // author's choice).
+        var admitted = allowedNames
+        for refusal in report.refusals {
+            if let name = refusal.classChain.first, !admitted.contains(name) { admitted.append(name) }
+        }
+        if admitted.count > allowedNames.count, admitted.allSatisfy(Self.isPlainClassName) {
+            verdict += "; to admit every refused class listed: --allow \(admitted.joined(separator: ","))"
+        }
+        writeStandardError(verdict + "\n")
         return ExitStatus.failure
+    }
+
+    /// ASCII letters, digits, `_` and `.`: what Objective-C and module-qualified Swift class
+    /// names use, and nothing a shell would read otherwise.
+    static func isPlainClassName(_ name: String) -> Bool {
+        !name.isEmpty && name.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == ".")
+        }
     }
 }

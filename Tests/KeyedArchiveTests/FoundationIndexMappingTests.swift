@@ -106,6 +106,9 @@ import Testing
         set.insert(contentsOf: 50..<50)
         #expect(set.ranges == [0..<40] && set.count == 40 && set.contains(39) && !set.contains(40))
         #expect(ArchiveIndexSet(integers: [4, 2, 3, 9]).ranges == [2..<5, 9..<10])
+        #expect(Array(ArchiveIndexSet(integers: [4, 2, 3, 9])) == [2, 3, 4, 9])
+        #expect(ArchiveIndexSet(integers: [4, 2, 3, 9]).description == "[2..<5, 9..<10]")
+        #expect(ArchiveOrderedSet(["b", "a"]).description == #"["b", "a"]"#)
         #expect(ArchiveOrderedSet([3, 1, 3, 2, 1]).elements == [3, 1, 2])
         // Equality is of the indexes and elements, not of the class each is archived as.
         #expect(ArchiveIndexSet(ranges: [1..<3], archivesAsMutable: true) == ArchiveIndexSet(integers: [1, 2]))

@@ -196,6 +196,45 @@ struct Everything: KeyedArchivable, Equatable {
         #expect(refused?.keyPath.description == "root[1]")
     }
 
+    @Test func aSuperclassAskedForAsItsSubclassGetsAdviceThatWorks() throws {
+        // An Airplane asked for as a Glider: registering anything would be wrong (registering
+        // Airplane under Glider traps, as it is not a subclass); asking for Airplane is right.
+        let bytes = try KeyedArchiver.archive(Airplane(model: "C172", registrationNumber: "N1", airframeHours: 1), registry: Fleet.registry)
+        let error = Self.decodeError { () throws(ArchiveError) in _ = try KeyedUnarchiver.unarchive(Glider.self, from: bytes, registry: Fleet.registry) }
+        #expect(error?.code == .classNotAllowed)
+        #expect(error?.message.hasPrefix("class Airplane is not a kind of Glider") == true, "\(String(describing: error))")
+        #expect(error?.remedy == "decode it as Airplane, the superclass it is, and check for Glider with as?")
+        #expect(try KeyedUnarchiver.unarchive(Airplane.self, from: bytes, registry: Fleet.registry) as? Glider == nil)
+        // A registered class of another family keeps the registration advice.
+        let pilot = try KeyedArchiver.archive(Fleet.makePilots()[0], registry: Fleet.registry)
+        let other = Self.decodeError { () throws(ArchiveError) in _ = try KeyedUnarchiver.unarchive(Airplane.self, from: pilot, registry: Fleet.registry) }
+        #expect(other?.remedy?.hasPrefix("none for Airplane: Pilot is registered as Pilot") == true, "\(String(describing: other?.remedy))")
+    }
+
+    /// Registering a subclass without naming its registered superclass would write `$classes`
+    /// without it, unlike Apple's archiver, and keep the superclass's family from admitting it:
+    /// a programming error, stopped where it is made.
+    @Test func aSubclassMustNameItsRegisteredSuperclass() async {
+        await #expect(processExitsWith: .failure) {
+            var registry = ArchiveRegistry()
+            registry.register(Airplane.self)
+            registry.register(Glider.self)
+        }
+        await #expect(processExitsWith: .failure) {
+            var registry = ArchiveRegistry()
+            registry.register(Glider.self)
+            registry.register(Airplane.self)
+        }
+        await #expect(processExitsWith: .success) {
+            var registry = ArchiveRegistry()
+            registry.register(Airplane.self)
+            registry.register(Glider.self, superclass: Airplane.self)
+            // Alone, a subclass stands for itself: its superclass is not in the registry.
+            var alone = ArchiveRegistry()
+            alone.register(Glider.self)
+        }
+    }
+
     @Test func sharedObjectIsCheckedOnEveryReference() throws {
         let glider = Fleet.makePilots()[0].airplanes[1]
         // Both top-level keys name the same glider object.

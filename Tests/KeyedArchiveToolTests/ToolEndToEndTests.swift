@@ -77,6 +77,10 @@ import Testing
         #expect(lines.contains { $0.contains(".licenseDate") && $0.hasSuffix("--allow NSDate") })
         #expect(refused.error.split(separator: "\n").count == 1)
         #expect(refused.error.contains("reachable objects refused"))
+        // One --allow for them all, the given names first; spaces after the commas are fine.
+        #expect(refused.error.hasSuffix("; to admit every refused class listed: --allow Pilot,Airplane,PoweredAirplane,NSArray,NSDictionary,NSDate,Glider\n"), "\(refused.error)")
+        let spaced = try Self.run(["validate", fleet, "--allow", "Pilot, Airplane , Glider,PoweredAirplane,NSArray,NSDictionary,NSDate"])
+        #expect(spaced.status == 0, "\(spaced.error)")
 
         // The primitive policy: the fleet's names and model strings are plain strings.
         let noStrings = try Self.run(["validate", fleet, "--allow", all, "--primitives", "integers,reals,booleans,data,dates"])
@@ -166,6 +170,8 @@ import Testing
         #expect(output.contains("[classes: \(Self.escapedName) < NSObject]"))
         #expect(output.hasSuffix("--allow \(Self.escapedName)\n"))
         Self.expectSafeLines(run.error, count: 1)
+        // No ready-made --allow for a name a shell would read otherwise.
+        #expect(!run.error.contains("to admit every refused class"))
     }
 
     /// Errors on standard error stay one line: an XML excerpt that runs over line ends (seven

@@ -444,9 +444,17 @@ final class ArchiveDecodingSession {
             guard (familyKey >= 0 && state.pointee.admittedFamilies[classUID] == familyKey) || registry.admits(registered, family: family) else {
                 let admitted = registry.admittedNames(family: family).joined(separator: ", ")
                 let typeName = registry.entries[registered].typeName
-                throw ArchiveError(.classNotAllowed, "class \(descriptor.name.escapedForMessage) (\(typeName)) is not a kind of \(requested); \(requested) admits \(admitted)",
-                                   keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
-                                   remedy: "none for \(requested): \(descriptor.name.escapedForMessage) is registered as \(typeName); register \(typeName) with superclass: \(registry.entries[family.entry].typeName).self only if it really is one")
+                let named = descriptor.name == typeName ? descriptor.name.escapedForMessage : "\(descriptor.name.escapedForMessage) (\(typeName))"
+                let remedy: String
+                if registry.entries[family.entry].ancestors.contains(registered) {
+                    // The object is of a superclass of the type asked for: registering anything
+                    // would be wrong; asking for the superclass is the way.
+                    remedy = "decode it as \(typeName), the superclass it is, and check for \(requested) with as?"
+                } else {
+                    remedy = "none for \(requested): \(descriptor.name.escapedForMessage) is registered as \(typeName); register \(typeName) with superclass: \(registry.entries[family.entry].typeName).self only if it really is one"
+                }
+                throw ArchiveError(.classNotAllowed, "class \(named) is not a kind of \(requested); \(requested) admits \(admitted)",
+                                   keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, remedy: remedy)
             }
             state.pointee.admittedFamilies[classUID] = familyKey
             entry = registered
@@ -468,7 +476,7 @@ final class ArchiveDecodingSession {
         case .failed:
             throw state.pointee.failures[uid] ?? error(.modelError, "object #\(uid) (\(descriptor.name.escapedForMessage)) failed to decode earlier", uid: uid)
         case .inProgress:
-            throw error(.cyclicReference, "object #\(uid) (\(descriptor.name.escapedForMessage)) was asked for while it is still being decoded; decode back-references with decode(_:forKey:whenResolved:)",
+            throw error(.cyclicReference, "object #\(uid) (\(descriptor.name.escapedForMessage)) was asked for while it is still being decoded; decode back-references with decode(_:forKey:for:assign:)",
                         uid: uid, classChain: descriptor.classes)
         case .untouched:
             break

@@ -231,7 +231,7 @@ public struct ArchiveIndexSet: Hashable, Sendable {
         var last = first
         var merged = range
         while last < ranges.count, ranges[last].lowerBound <= range.upperBound {
-            merged = min(merged.lowerBound, ranges[last].lowerBound)..<max(merged.upperBound, ranges[last].upperBound)
+            merged = Swift.min(merged.lowerBound, ranges[last].lowerBound)..<Swift.max(merged.upperBound, ranges[last].upperBound)
             last += 1
         }
         ranges.replaceSubrange(first..<last, with: [merged])
@@ -258,7 +258,7 @@ public struct ArchiveIndexSet: Hashable, Sendable {
         result.reserveCapacity(given.count)
         for range in given {
             if let last = result.last, range.lowerBound <= last.upperBound {
-                result[result.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+                result[result.count - 1] = last.lowerBound..<Swift.max(last.upperBound, range.upperBound)
             } else {
                 result.append(range)
             }
@@ -272,6 +272,18 @@ public struct ArchiveIndexSet: Hashable, Sendable {
 
     public static let indexSetClasses = ["NSIndexSet", "NSObject"]
     public static let mutableIndexSetClasses = ["NSMutableIndexSet", "NSIndexSet", "NSObject"]
+}
+
+extension ArchiveIndexSet: Sequence, CustomStringConvertible {
+    /// The integers, in ascending order.
+    public func makeIterator() -> FlattenSequence<[Range<Int>]>.Iterator {
+        ranges.joined().makeIterator()
+    }
+
+    public var underestimatedCount: Int { count }
+
+    /// The ranges, as NSIndexSet prints them: `[0..<3, 10..<12]`.
+    public var description: String { "[" + ranges.map { "\($0.lowerBound)..<\($0.upperBound)" }.joined(separator: ", ") + "]" }
 }
 
 extension ArchiveIndexSet: ArchiveObjectCodable {
@@ -400,6 +412,11 @@ public struct ArchiveOrderedSet<Element: Hashable>: Hashable, RandomAccessCollec
 }
 
 extension ArchiveOrderedSet: Sendable where Element: Sendable {}
+
+extension ArchiveOrderedSet: CustomStringConvertible {
+    /// The elements, as an array prints them.
+    public var description: String { "\(elements)" }
+}
 
 extension ArchiveOrderedSet: ArchiveObjectEncodable where Element: ArchiveObjectEncodable {
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {

@@ -48,6 +48,7 @@ final class ArchiveModelBox {
 
 public struct ArchiveRegistry: Sendable {
     struct Entry: Sendable {
+        let type: Any.Type
         let typeID: ObjectIdentifier
         let typeName: String
         let className: String
@@ -132,6 +133,21 @@ public struct ArchiveRegistry: Sendable {
             }
             parent = found
         }
+        if let subclass = T.self as? AnyClass {
+            // `$classes` is the registered chain: a class must name its nearest registered Swift
+            // superclass, as Apple's archiver writes the real hierarchy. Leaving it out would
+            // write `B < NSObject` for a `B: A` and keep `[A]` from admitting it.
+            var ancestor: AnyClass? = _getSuperclass(subclass)
+            while let current = ancestor, entryByType[ObjectIdentifier(current)] == nil { ancestor = _getSuperclass(current) }
+            if let nearest = ancestor {
+                precondition(superclass.map { ObjectIdentifier($0) == ObjectIdentifier(nearest) } == true,
+                             "\(typeName) is a subclass of the registered \(nearest): register it with superclass: \(nearest).self")
+            }
+            for entry in entries where entry.isClass {
+                precondition(!isSubclass(entry.type, of: subclass),
+                             "\(entry.typeName) is a subclass of \(typeName) and was registered first: register \(typeName) before it, then \(entry.typeName) with superclass:")
+            }
+        }
         let index = entries.count
         var ancestors: Set<Int> = [index]
         if let parent { ancestors.formUnion(entries[parent].ancestors) }
@@ -140,7 +156,7 @@ public struct ArchiveRegistry: Sendable {
             let key = ArchiveExactKey(name)
             precondition(entryByName[key] == nil && foundationByName[key] == nil, "class name \(name) is registered twice")
         }
-        entries.append(Entry(typeID: typeID, typeName: typeName, className: names[0], aliases: aliases, superclass: parent,
+        entries.append(Entry(type: T.self, typeID: typeID, typeName: typeName, className: names[0], aliases: aliases, superclass: parent,
                              extraSuperclassNames: parent == nil ? ["NSObject"] : [], make: make, ancestors: ancestors,
                              isClass: T.self is AnyClass))
         entryByType[typeID] = index
