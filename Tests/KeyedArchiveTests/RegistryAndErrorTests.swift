@@ -350,10 +350,22 @@ struct Everything: KeyedArchivable, Equatable {
         #expect(encodeError?.code == .depthLimitExceeded)
     }
 
+    /// An Airplane subclass the fleet's registry does not know.
+    final class Seaplane: Airplane {}
+
     @Test func unregisteredTypeCannotBeEncoded() {
         let error = Self.decodeError { () throws(ArchiveError) in _ = try KeyedArchiver.archive(ListNode(next: nil), registry: ArchiveRegistry()) }
         #expect(error?.code == .typeNotRegistered)
         #expect(error?.keyPath.description == "root")
+        #expect(error?.remedy == "registry.register(ListNode.self)")
+        // An unregistered subclass inside an array: the path is the one decoding would name,
+        // and the advice names the registered superclass.
+        let pilot = Pilot(name: "Amelia", airplanes: [Airplane(model: "C172", registrationNumber: "N1", airframeHours: 1),
+                                                      Seaplane(model: "DHC-2", registrationNumber: "C-FOSP", airframeHours: 2)])
+        let nested = Self.decodeError { () throws(ArchiveError) in _ = try KeyedArchiver.archive(pilot, registry: Fleet.registry) }
+        #expect(nested?.code == .typeNotRegistered)
+        #expect(nested?.keyPath.description == "root.airplanes[1]")
+        #expect(nested?.remedy == "registry.register(Seaplane.self, superclass: Airplane.self)")
     }
 
     @Test func emptyArchiveDecodesToNil() throws {

@@ -250,7 +250,7 @@ enum ArchiveArrayDecoding {
 extension Array: ArchiveObjectEncodable where Element: ArchiveObjectEncodable {
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         try encoder.encodeObject(classes: FoundationClass.array.archivedChain) { fields in
-            try fields.encodeReferenceArray(self, forKey: "NS.objects")
+            try fields.encodeReferenceArray(self, forKey: "NS.objects", keyOnPath: false)
         }
     }
 }
@@ -270,7 +270,7 @@ extension Set: ArchiveObjectEncodable where Element: ArchiveObjectEncodable & Co
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         let ordered = sorted()
         return try encoder.encodeObject(classes: FoundationClass.set.archivedChain) { fields in
-            try fields.encodeReferenceArray(ordered, forKey: "NS.objects")
+            try fields.encodeReferenceArray(ordered, forKey: "NS.objects", keyOnPath: false)
         }
     }
 }

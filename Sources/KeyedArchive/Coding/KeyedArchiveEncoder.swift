@@ -172,36 +172,43 @@ public struct KeyedArchiveEncoder {
     }
 
     /// Encodes values of one type and stores their references as an inline array under `key`.
-    func encodeReferenceArray<S: Sequence>(_ values: S, forKey key: String) throws(ArchiveError) where S.Element: ArchiveObjectEncodable {
-        try encodeReferenceList(values, forKey: key) { (value) throws(ArchiveError) in try self.reference(for: value) }
+    /// `keyOnPath: false` leaves the key off the key path, so that an array's or a set's elements
+    /// are `root.airplanes[3]` when encoding, as when decoding.
+    func encodeReferenceArray<S: Sequence>(_ values: S, forKey key: String, keyOnPath: Bool = true) throws(ArchiveError) where S.Element: ArchiveObjectEncodable {
+        try encodeReferenceList(values, forKey: key, keyOnPath: keyOnPath) { (value) throws(ArchiveError) in try self.reference(for: value) }
     }
 
     /// The same for an array. Its conformance runs unspecialized for a model in another module,
     /// and there a loop over a generic `Sequence` fetches every element through protocol
     /// witnesses (about 400 instructions each, a twentieth of a fleet encode); over an `Array`
     /// of a generic element the iterator is inlined and an element is one copy.
-    func encodeReferenceArray<Element: ArchiveObjectEncodable>(_ values: [Element], forKey key: String) throws(ArchiveError) {
-        try encodeReferenceList(values, forKey: key) { (value) throws(ArchiveError) in try self.reference(for: value) }
+    func encodeReferenceArray<Element: ArchiveObjectEncodable>(_ values: [Element], forKey key: String, keyOnPath: Bool = true) throws(ArchiveError) {
+        try encodeReferenceList(values, forKey: key, keyOnPath: keyOnPath) { (value) throws(ArchiveError) in try self.reference(for: value) }
     }
 
     /// The one body of all: each element's reference under `key` and its index on the key path.
     @inline(__always)
-    private func encodeReferenceList<S: Sequence>(_ values: S, forKey key: String,
+    private func encodeReferenceList<S: Sequence>(_ values: S, forKey key: String, keyOnPath: Bool = true,
                                                   reference: (S.Element) throws(ArchiveError) -> ArchiveReference) throws(ArchiveError) {
         try session.checkUsable(frame: frame, owner: owner)
         let number = try session.fieldKey(key)
         // The key on the path once for the whole list, each element's index under it.
-        let list = try session.withPath(.key(key)) { () throws(ArchiveError) -> ArchiveObjectTable.FieldValue in
-            let start = session.beginUIDList()
-            var position = 0
-            for value in values {
-                let element = try session.withPath(.index(position)) { () throws(ArchiveError) in try reference(value) }
-                session.appendToUIDList(element.uid)
-                position += 1
-            }
-            return session.endUIDList(from: start)
-        }
+        let list = keyOnPath
+            ? try session.withPath(.key(key)) { () throws(ArchiveError) in try encodeElements(values, reference: reference) }
+            : try encodeElements(values, reference: reference)
         session.setField(list, key: number, frame: frame)
+    }
+
+    @inline(__always)
+    private func encodeElements<S: Sequence>(_ values: S, reference: (S.Element) throws(ArchiveError) -> ArchiveReference) throws(ArchiveError) -> ArchiveObjectTable.FieldValue {
+        let start = session.beginUIDList()
+        var position = 0
+        for value in values {
+            let element = try session.withPath(.index(position)) { () throws(ArchiveError) in try reference(value) }
+            session.appendToUIDList(element.uid)
+            position += 1
+        }
+        return session.endUIDList(from: start)
     }
 
     /// Stores a property-list value under a key exactly as given (UIDs included, unchecked):

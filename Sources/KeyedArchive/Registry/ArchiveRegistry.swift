@@ -285,6 +285,17 @@ public struct ArchiveRegistry: Sendable {
         return "registry.register(\(root.typeName).self, aliases: [\(literal)]) — only if that class really is a \(root.typeName)"
     }
 
+    /// How to register a type the encoder met unregistered: under its nearest registered
+    /// superclass if it has one.
+    func registrationAdvice(for type: Any.Type) -> String {
+        var ancestor: AnyClass? = (type as? AnyClass).flatMap { _getSuperclass($0) }
+        while let current = ancestor {
+            if let index = entryByType[ObjectIdentifier(current)] { return "registry.register(\(type).self, superclass: \(entries[index].typeName).self)" }
+            ancestor = _getSuperclass(current)
+        }
+        return "registry.register(\(type).self)"
+    }
+
     /// How to admit a Foundation class name, for refusals.
     static func remedy(admitting name: String, kind: FoundationClass) -> String {
         "registry.addAlias(\(swiftLiteral(name)), for: .\(kind.rawValue)) — only if that class really is a \(kind.defaultNames.first ?? "")"

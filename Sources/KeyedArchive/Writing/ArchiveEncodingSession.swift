@@ -451,7 +451,8 @@ final class ArchiveEncodingSession {
         } else {
             guard let entry = registry.entry(forType: dynamicType) else {
                 failed = true
-                throw error(.typeNotRegistered, "\(dynamicType) is not registered in the archive registry")
+                throw ArchiveError(.typeNotRegistered, "\(dynamicType) is not registered in the archive registry", keyPath: keyPath,
+                                   remedy: registry.registrationAdvice(for: dynamicType))
             }
             chain = registry.classChain(of: entry)
             addModelType(typeID, chain: chain)
