@@ -40,6 +40,9 @@ public enum PropertyListCodec {
         case .binary: return .binary(try BinaryPropertyListReader.read(bytes, options: options))
         case .xml: return .xml(try XMLPropertyListReader.read(bytes, options: options))
         case nil:
+            if !bytes.isEmpty, bytes.count < 8, "bplist00".utf8.starts(with: bytes) {
+                throw PropertyListError(.truncated, "file is \(bytes.count) bytes, cut short inside the 8-byte bplist00 header", at: .byteOffset(bytes.count))
+            }
             if bytes.count >= 6, bytes.prefix(6).elementsEqual("bplist".utf8) {
                 throw PropertyListError(.invalidHeader, "binary property list version \(String(decoding: bytes[6..<min(8, bytes.count)], as: UTF8.self).escapedForMessage) is not bplist00", at: .byteOffset(6))
             }

@@ -350,6 +350,30 @@ struct Everything: KeyedArchivable, Equatable {
         #expect(encodeError?.code == .depthLimitExceeded)
     }
 
+    /// A model that asks for a key its archive does not have (a rename between versions).
+    struct RenamedKey: KeyedArchivable {
+        init() {}
+        init(from decoder: KeyedArchiveDecoder) throws { _ = try decoder.decode(String.self, forKey: "registration") }
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode("D-8721", forKey: "registrationNumber")
+            try encoder.encode(1, forKey: "hours")
+        }
+    }
+
+    @Test func aMissingKeyIsShownBesideTheKeysThereAre() throws {
+        var registry = ArchiveRegistry()
+        registry.register(RenamedKey.self)
+        for format in [ArchiveFormat.binary, .xml] {
+            let bytes = try KeyedArchiver.archive(RenamedKey(), registry: registry, format: format)
+            let error = Self.decodeError { () throws(ArchiveError) in _ = try KeyedUnarchiver.unarchive(RenamedKey.self, from: bytes, registry: registry) }
+            #expect(error?.code == .valueNotFound)
+            #expect(error?.keyPath.description == "root.registration")
+            #expect(error?.message.hasPrefix("expected String, found no value (the object's keys: ") == true, "\(String(describing: error))")
+            #expect(error?.message.contains("\"registrationNumber\"") == true && error?.message.contains("\"hours\"") == true)
+            #expect(error?.message.contains("$class") == false)
+        }
+    }
+
     /// An Airplane subclass the fleet's registry does not know.
     final class Seaplane: Airplane {}
 

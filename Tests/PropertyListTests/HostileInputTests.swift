@@ -336,12 +336,16 @@ enum HostileXML {
         #expect(wrong.isEmpty, "cuts not reported as truncated:\n\(wrong.joined(separator: "\n"))")
     }
 
-    /// The codec places input by its first bytes; what it cannot place is `unknownFormat`, and a
-    /// binary header of another version is `invalidHeader`.
+    /// The codec places input by its first bytes; what it cannot place is `unknownFormat`, a
+    /// binary header of another version is `invalidHeader`, and a file that ends inside the
+    /// header is `truncated`.
     @Test func codecOnUnrecognisableInput() {
         let cases: [([UInt8], PropertyListError.Code)] = [
             ([], .unknownFormat),
-            (Array("bpli".utf8), .unknownFormat),
+            // A start of the bplist00 header and nothing more: a binary file cut short.
+            (Array("bpli".utf8), .truncated),
+            (Array("bplist0".utf8), .truncated),
+            (Array("bplis!".utf8), .unknownFormat),
             (Array("hello".utf8), .unknownFormat),
             ([0xEF, 0xBB, 0xBF], .unknownFormat),
             (Array("bplist15".utf8) + [UInt8](repeating: 0, count: 40), .invalidHeader),

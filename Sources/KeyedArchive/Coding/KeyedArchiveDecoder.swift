@@ -112,8 +112,15 @@ public struct KeyedArchiveDecoder {
 
     /// The "expected …, found no value/$null" error for a required key.
     private func missingValue(_ type: Any.Type, key: String) -> ArchiveError {
-        let found = fields[ArchiveKeys.escape(key)] == nil ? "no value" : "$null"
-        return error(.valueNotFound, "expected \(type), found \(found)", key: key)
+        guard fields[ArchiveKeys.escape(key)] == nil else {
+            return error(.valueNotFound, "expected \(type), found $null", key: key)
+        }
+        // A misspelt or renamed key is the usual cause: say which keys the object has (a few,
+        // each cut short, as the file spells them but escaped).
+        let keys = allKeys
+        let shown = keys.prefix(8).map { "\"\($0.prefix(40).escapedForMessage)\"" }.joined(separator: ", ")
+        let present = keys.isEmpty ? "the object has no keys" : "the object's keys: \(shown)\(keys.count > 8 ? ", … (\(keys.count) in all)" : "")"
+        return error(.valueNotFound, "expected \(type), found no value (\(present))", key: key)
     }
 
     public func decodeIfPresent(_ type: Bool.Type, forKey key: String) throws(ArchiveError) -> Bool? {
