@@ -374,6 +374,30 @@ struct Everything: KeyedArchivable, Equatable {
         }
     }
 
+    /// A model's own error, thrown while it decodes and while it encodes.
+    struct Refusing: KeyedArchivable {
+        enum Reason: Error, Equatable { case tooOld(Int) }
+        var failsEncoding = false
+        init(failsEncoding: Bool) { self.failsEncoding = failsEncoding }
+        init(from decoder: KeyedArchiveDecoder) throws { throw Reason.tooOld(try decoder.decode(Int.self, forKey: "version")) }
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            if failsEncoding { throw Reason.tooOld(0) }
+            try encoder.encode(3, forKey: "version")
+        }
+    }
+
+    @Test func aModelsOwnErrorCanBeCaughtAgain() throws {
+        var registry = ArchiveRegistry()
+        registry.register(Refusing.self)
+        let bytes = try KeyedArchiver.archive(Refusing(failsEncoding: false), registry: registry)
+        let decoding = Self.decodeError { () throws(ArchiveError) in _ = try KeyedUnarchiver.unarchive(Refusing.self, from: bytes, registry: registry) }
+        #expect(decoding?.code == .modelError)
+        #expect(decoding?.underlyingError as? Refusing.Reason == .tooOld(3))
+        let encoding = Self.decodeError { () throws(ArchiveError) in _ = try KeyedArchiver.archive(Refusing(failsEncoding: true), registry: registry) }
+        #expect(encoding?.code == .modelError)
+        #expect(encoding?.underlyingError as? Refusing.Reason == .tooOld(0))
+    }
+
     /// An Airplane subclass the fleet's registry does not know.
     final class Seaplane: Airplane {}
 

@@ -497,7 +497,7 @@ final class ArchiveDecodingSession {
             // progress, and its depth is given back.
             let failure = error as? ArchiveError
                 ?? ArchiveError(.modelError, "init(from:) of \(registry.entries[entry].typeName) threw: \(String(describing: error).escapedForMessage)", keyPath: keyPath,
-                                uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, underlyingDescription: "\(error)")
+                                uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, underlyingDescription: "\(error)", underlyingError: error)
             state.pointee.depth -= 1
             state.pointee.objectStates[uid] = .failed
             state.pointee.failures[uid] = failure

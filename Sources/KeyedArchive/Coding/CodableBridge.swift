@@ -260,7 +260,7 @@ extension KeyedArchiveEncoder {
             tree = try PropertyListValueEncoder().encode(value)
         } catch {
             throw ArchiveError(.modelError, "encoding \(T.self) through Codable threw: \(String(describing: error).escapedForMessage)", keyPath: keyPath.appending(key: key),
-                               underlyingDescription: "\(error)")
+                               underlyingDescription: "\(error)", underlyingError: error)
         }
         try encode(ArchivedPropertyListTree(value: tree, mutableContainers: true), forKey: key)
     }
@@ -289,7 +289,7 @@ extension KeyedArchiveDecoder {
             throw Self.archiveError(failure, decoding: T.self, under: base, uid: uid)
         } catch {
             throw ArchiveError(.modelError, "decoding \(T.self) through Codable threw: \(String(describing: error).escapedForMessage)", keyPath: base, uid: uid,
-                               underlyingDescription: "\(error)")
+                               underlyingDescription: "\(error)", underlyingError: error)
         }
     }
 
@@ -304,7 +304,7 @@ extension KeyedArchiveDecoder {
             context = DecodingError.Context(codingPath: found.codingPath + [key], debugDescription: found.debugDescription)
         case .dataCorrupted(let found): code = .valueOutOfRange; context = found
         @unknown default:
-            return ArchiveError(.modelError, "decoding \(type) through Codable failed: \(String(describing: failure).escapedForMessage)", keyPath: base, uid: uid, underlyingDescription: "\(failure)")
+            return ArchiveError(.modelError, "decoding \(type) through Codable failed: \(String(describing: failure).escapedForMessage)", keyPath: base, uid: uid, underlyingDescription: "\(failure)", underlyingError: failure)
         }
         var path = base
         for key in context.codingPath {

@@ -236,7 +236,7 @@ public struct KeyedArchiveDecoder {
     @usableFromInline
     func modelError(_ error: any Error, decoding requested: Any.Type, reference: ArchiveReference) -> ArchiveError {
         ArchiveError(.modelError, "decoding \(requested) threw: \(String(describing: error).escapedForMessage)", keyPath: session.keyPath,
-                     uid: reference.uid, underlyingDescription: "\(error)")
+                     uid: reference.uid, underlyingDescription: "\(error)", underlyingError: error)
     }
 
     /// Decodes the object under `key`; nil when the key is absent or refers to `$null`.

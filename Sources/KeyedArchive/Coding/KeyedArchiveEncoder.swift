@@ -145,7 +145,7 @@ public struct KeyedArchiveEncoder {
             throw failure
         } catch {
             session.failed = true
-            throw ArchiveError(.modelError, "encoding \(T.self) threw: \(String(describing: error).escapedForMessage)", keyPath: session.keyPath, underlyingDescription: "\(error)")
+            throw ArchiveError(.modelError, "encoding \(T.self) threw: \(String(describing: error).escapedForMessage)", keyPath: session.keyPath, underlyingDescription: "\(error)", underlyingError: error)
         }
     }
 

@@ -66,6 +66,10 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     public let propertyListError: PropertyListError?
     /// For ``Code/modelError``: a description of the error the model threw.
     public let underlyingDescription: String?
+    /// For ``Code/modelError``: the error the model (or a `Codable` value) threw, so that a
+    /// caller can catch its own error type again: `if let mine = error.underlyingError as? MyError`.
+    /// Not part of equality.
+    public let underlyingError: (any Error)?
     /// For refusals (``Code/classNotAllowed``, ``Code/typeNotRegistered``): the registration
     /// that would admit the object, e.g. `register(Glider.self, className: "Glider", superclass: Airplane.self)`
     /// or `--allow Glider`. Only a hint for a person deciding whether to trust the class.
@@ -79,6 +83,7 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         classChain: [String] = [],
         propertyListError: PropertyListError? = nil,
         underlyingDescription: String? = nil,
+        underlyingError: (any Error)? = nil,
         remedy: String? = nil
     ) {
         self.code = code
@@ -88,6 +93,7 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         self.classChain = classChain
         self.propertyListError = propertyListError
         self.underlyingDescription = underlyingDescription
+        self.underlyingError = underlyingError
         self.remedy = remedy
     }
 
@@ -104,6 +110,7 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
             classChain: classChain,
             propertyListError: propertyListError,
             underlyingDescription: underlyingDescription,
+            underlyingError: underlyingError,
             remedy: remedy)
     }
 

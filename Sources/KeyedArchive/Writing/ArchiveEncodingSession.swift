@@ -370,7 +370,7 @@ final class ArchiveEncodingSession {
         } catch {
             failed = true
             throw ArchiveError(.modelError, "encode(to:) of \(chain.first?.escapedForMessage ?? "?") threw: \(String(describing: error).escapedForMessage)", keyPath: keyPath,
-                               uid: PropertyListUID(UInt64(uid)), classChain: chain, underlyingDescription: "\(error)")
+                               uid: PropertyListUID(UInt64(uid)), classChain: chain, underlyingDescription: "\(error)", underlyingError: error)
         }
         let finished = state.pointee.frames.removeLast()
         // A failure inside `body` threw above, so the encoding is still usable here.
