@@ -79,6 +79,56 @@ import Testing
         #expect(checked == 13)
     }
 
+    /// Every NSIndexPath, NSIndexSet and NSMutableIndexSet anywhere in the Apple corpus (Xcode's
+    /// state files and nibs among them), taken out of its archive with the generic view and
+    /// archived alone: our typed decoding and Foundation on Linux's NSKeyedUnarchiver must read
+    /// the same indexes.
+    @Test(.enabled(if: ArchiveFixtures.isCorpusAvailable, Comment(rawValue: ArchiveFixtures.skipMessage)))
+    func everyIndexObjectOfTheCorpusReadsAsFoundationReadsIt() throws {
+        var paths = 0, sets = 0, packedPaths = 0, packedSets = 0
+        for entry in ArchiveFixtures.entries {
+            guard let graph = try? ArchiveGraph(bytes: ArchiveFixtures.bytes(entry)) else { continue }
+            for (uid, object) in graph.objects.enumerated() {
+                guard case .instance(let instance) = object,
+                      let descriptor = graph.classDescriptor(of: PropertyListUID(UInt64(uid))),
+                      ["NSIndexPath", "NSIndexSet", "NSMutableIndexSet"].contains(descriptor.name) else { continue }
+                // The object's fields: inline numbers as they are, the packed data as an NSMutableData.
+                var fields: [(String, ArchiveGenericObject.Field)] = []
+                for field in instance.fields {
+                    switch field.value {
+                    case .uid(let target):
+                        guard case .instance(let data) = graph.objects[Int(target.value)], case .data(let bytes)? = data.value(forKey: "NS.data") else {
+                            Issue.record("\(entry) #\(uid): \(field.key) is not packed data")
+                            continue
+                        }
+                        fields.append((field.key, Self.packedData(bytes)))
+                    default:
+                        fields.append((field.key, .inline(field.value)))
+                    }
+                }
+                let archiver = KeyedArchiver(registry: ArchiveRegistry())
+                try archiver.encode(ArchiveGenericObject(classes: descriptor.classes, fields: fields))
+                let alone = try archiver.finish()
+                if descriptor.name == "NSIndexPath" {
+                    let ours = try Self.decode(IndexPath.self, alone)
+                    let foundation = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSIndexPath.self, from: Data(alone))
+                    #expect(foundation.map { $0 as IndexPath } == ours, "\(entry) #\(uid)")
+                    paths += 1
+                    if ours.count > 1 { packedPaths += 1 }
+                } else {
+                    let ours = try Self.decode(ArchiveIndexSet.self, alone)
+                    let foundation = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSIndexSet.self, from: Data(alone))
+                    #expect(foundation.map { Array($0 as IndexSet) } == Array(ours), "\(entry) #\(uid)")
+                    #expect(ours.archivesAsMutable == (descriptor.name == "NSMutableIndexSet"))
+                    sets += 1
+                    if ours.ranges.count > 1 { packedSets += 1 }
+                }
+            }
+        }
+        print("Corpus index objects read as Foundation reads them: \(paths) index paths (\(packedPaths) packed), \(sets) index sets (\(packedSets) packed)")
+        #expect(paths >= 21 && sets >= 20 && packedPaths > 0 && packedSets > 0)
+    }
+
     @Test func roundTripsKeepEveryValue() throws {
         let paths = [IndexPath(), IndexPath(index: -1), IndexPath(indexes: [0, 127, 128, 16_383, 16_384, Int.max, Int.min, -1])]
         let sets = [ArchiveIndexSet(integers: [0, 1, 2, 5, 7, 8, Int.max - 1]), ArchiveIndexSet(ranges: [3..<4], archivesAsMutable: true)]
