@@ -435,7 +435,7 @@ import Testing
         let base = AirplaneValue(model: "ASK 21", registrationNumber: "D-1234", airframeHours: 3)
         let records: [any AirplaneRecord] = [base, GliderValue(base: base, aerotowLaunchCount: 4, winchLaunchCount: .max)]
         let archiver = KeyedArchiver(registry: Fleet.valueRegistry)
-        try archiver.encode(records.map { $0 as any ArchiveObjectEncodable })
+        try archiver.encode(records)
         let bytes = try archiver.finish()
         let decoded = try KeyedUnarchiver(bytes: bytes, registry: Fleet.valueRegistry).decodeArray(of: (any AirplaneRecord).self)
         #expect(decoded.count == 2)

@@ -217,7 +217,7 @@ struct PilotValue: KeyedArchivable {
 
     func encode(to encoder: KeyedArchiveEncoder) throws {
         try encoder.encode(name, forKey: "name")
-        try encoder.encode(airplanes.map { $0 as any ArchiveObjectEncodable }, forKey: "airplanes")
+        try encoder.encode(airplanes, forKey: "airplanes")
         try encoder.encode(licenseDate, forKey: "licenseDate")
         try encoder.encode(notes, forKey: "notes")
     }
