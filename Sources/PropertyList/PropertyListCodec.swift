@@ -40,7 +40,7 @@ public enum PropertyListCodec {
         case .binary: return .binary(try BinaryPropertyListReader.read(bytes, options: options))
         case .xml: return .xml(try XMLPropertyListReader.read(bytes, options: options))
         case nil:
-            if !bytes.isEmpty, bytes.count < 8, "bplist00".utf8.starts(with: bytes) {
+            if bytes.count >= 3, bytes.count < 8, "bplist00".utf8.starts(with: bytes) {
                 throw PropertyListError(.truncated, "file is \(bytes.count) bytes, cut short inside the 8-byte bplist00 header", at: .byteOffset(bytes.count))
             }
             if bytes.count >= 6, bytes.prefix(6).elementsEqual("bplist".utf8) {

@@ -346,6 +346,7 @@ enum HostileXML {
             (Array("bpli".utf8), .truncated),
             (Array("bplist0".utf8), .truncated),
             (Array("bplis!".utf8), .unknownFormat),
+            (Array("bp".utf8), .unknownFormat),
             (Array("hello".utf8), .unknownFormat),
             ([0xEF, 0xBB, 0xBF], .unknownFormat),
             (Array("bplist15".utf8) + [UInt8](repeating: 0, count: 40), .invalidHeader),
