@@ -32,6 +32,20 @@ extension StringProtocol {
     }
 }
 
+extension StringProtocol {
+    /// At most `limit` Unicode scalars of the text, escaped, with `…` when it was cut: an
+    /// excerpt whose length does not depend on the input (a `Character` can hold any number of
+    /// combining scalars, so cutting by characters would not bound it).
+    @usableFromInline
+    package func excerptForMessage(_ limit: Int) -> String {
+        let scalars = unicodeScalars
+        guard scalars.count > limit else { return escapedForMessage }
+        var cut = String.UnicodeScalarView()
+        cut.append(contentsOf: scalars.prefix(limit))
+        return String(cut).escapedForMessage + "…"
+    }
+}
+
 package enum MessageText {
     fileprivate static let hexDigits = Array("0123456789abcdef".unicodeScalars)
 

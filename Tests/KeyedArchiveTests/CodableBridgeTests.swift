@@ -93,6 +93,12 @@ import Testing
         #expect(try encoder.encode(numbers) == .array(numbers.sorted().map { .integer(PropertyListInteger(Int64($0))) }))
         let byDouble: [Double: String] = [2.5: "b", -1: "a", 10: "c"]
         #expect(try encoder.encode(byDouble) == encoder.encode(Dictionary(uniqueKeysWithValues: byDouble.reversed())))
+        // Keys that encode alike (every NaN is a key of its own) are ordered by their values.
+        var nans: [Double: String] = [:], reversed: [Double: String] = [:]
+        for value in ["a", "b", "c", "d"] { nans[.nan] = value }
+        for value in ["d", "c", "b", "a"] { reversed[.nan] = value }
+        #expect(nans.count == 4 && Array(nans.values) != Array(reversed.values))
+        #expect(try encoder.encode(nans) == encoder.encode(reversed))
         // The bytes of an archive, and decoding back.
         let archive = { (value: [String: Int]) throws -> [UInt8] in
             let archiver = KeyedArchiver(registry: ArchiveRegistry())

@@ -414,6 +414,13 @@ struct Everything: KeyedArchivable, Equatable {
         #expect(nested?.code == .typeNotRegistered)
         #expect(nested?.keyPath.description == "root.airplanes[1]")
         #expect(nested?.remedy == "registry.register(Seaplane.self, superclass: Airplane.self)")
+        // A registered subclass of the unregistered type: the advice keeps superclasses first.
+        var gliders = ArchiveRegistry()
+        gliders.register(Glider.self)
+        let superclassMissing = Self.decodeError { () throws(ArchiveError) in
+            _ = try KeyedArchiver.archive(Airplane(model: "C172", registrationNumber: "N1", airframeHours: 1), registry: gliders)
+        }
+        #expect(superclassMissing?.remedy == "registry.register(Airplane.self), before Glider (registered already: register Glider after it, with superclass: Airplane.self)")
     }
 
     @Test func emptyArchiveDecodesToNil() throws {

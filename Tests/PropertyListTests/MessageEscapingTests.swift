@@ -66,6 +66,18 @@ import Testing
     }
 
     /// Ordinary text in an excerpt, non-ASCII letters included, is shown as it is.
+    /// An excerpt is cut by Unicode scalars: one `Character` can hold any number of combining
+    /// marks, so a cut by characters would not bound a message.
+    @Test func excerptsAreBoundedByScalars() {
+        let hostile = "a" + String(repeating: "\u{301}", count: 200_000)
+        #expect(hostile.count == 1)
+        let excerpt = hostile.excerptForMessage(40)
+        #expect(excerpt.unicodeScalars.count == 41 && excerpt.hasSuffix("…"))
+        #expect("short".excerptForMessage(40) == "short")
+        #expect("line\nbreak".excerptForMessage(4) == "line…")
+        #expect("a\u{1B}b".excerptForMessage(2) == "a\\u001b…")
+    }
+
     @Test func ordinaryTextIsUnchanged() throws {
         let error = try #require(Self.error(Array("<plist><array>café 飛行機</array></plist>".utf8)))
         #expect(error.description.contains("'café 飛行機</array></plist>'"), "\(error.description)")

@@ -446,7 +446,7 @@ final class ArchiveDecodingSession {
                 let typeName = registry.entries[registered].typeName
                 let named = descriptor.name == typeName ? descriptor.name.escapedForMessage : "\(descriptor.name.escapedForMessage) (\(typeName))"
                 let remedy: String
-                if registry.entries[family.entry].ancestors.contains(registered) {
+                if registry.entries[family.entry].isClass, registry.entries[family.entry].ancestors.contains(registered) {
                     // The object is of a superclass of the type asked for: registering anything
                     // would be wrong; asking for the superclass is the way.
                     remedy = "decode it as \(typeName), the superclass it is, and check for \(requested) with as?"

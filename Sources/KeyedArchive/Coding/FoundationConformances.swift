@@ -143,7 +143,7 @@ extension URL: ArchiveObjectCodable {
             let base = try fields.decodeIfPresent(URL.self, forKey: "NS.base")
             let relative = try fields.decode(String.self, forKey: "NS.relative")
             guard let url = URL(string: relative, relativeTo: base) else {
-                throw session.error(.valueOutOfRange, "NS.relative \"\(relative.prefix(80).escapedForMessage)\" is not a valid URL", uid: uid)
+                throw session.error(.valueOutOfRange, "NS.relative \"\(relative.excerptForMessage(80))\" is not a valid URL", uid: uid)
             }
             return url
         }

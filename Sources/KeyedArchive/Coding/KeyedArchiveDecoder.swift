@@ -118,7 +118,7 @@ public struct KeyedArchiveDecoder {
         // A misspelt or renamed key is the usual cause: say which keys the object has (a few,
         // each cut short, as the file spells them but escaped).
         let keys = allKeys
-        let shown = keys.prefix(8).map { "\"\($0.prefix(40).escapedForMessage)\"" }.joined(separator: ", ")
+        let shown = keys.prefix(8).map { "\"\($0.excerptForMessage(40))\"" }.joined(separator: ", ")
         let present = keys.isEmpty ? "the object has no keys" : "the object's keys: \(shown)\(keys.count > 8 ? ", … (\(keys.count) in all)" : "")"
         return error(.valueNotFound, "expected \(type), found no value (\(present))", key: key)
     }

@@ -121,7 +121,7 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         text += ": \(message)"
         if !classChain.isEmpty {
             // A hostile chain can be long; the error stays short (and on one line).
-            let shown = classChain.prefix(16).map { $0.count > 128 ? "\($0.prefix(128).escapedForMessage)…" : $0.escapedForMessage }
+            let shown = classChain.prefix(16).map { $0.excerptForMessage(128) }
             text += " [classes: \(shown.joined(separator: " < "))\(classChain.count > 16 ? " < … (\(classChain.count) names)" : "")]"
         }
         if let remedy { text += " — to admit it: \(remedy)" }

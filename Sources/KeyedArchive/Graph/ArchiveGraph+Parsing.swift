@@ -66,7 +66,7 @@ extension ArchiveGraph {
             throw ArchiveError(.invalidArchiveHeader, "$archiver is \(archiverValue.kindNameWithArticle), expected the string NSKeyedArchiver")
         }
         guard archiver.isExactlyEqual(to: ArchiveKeys.archiverName) else {
-            throw ArchiveError(.invalidArchiveHeader, "$archiver is \"\(archiver.prefix(64).escapedForMessage)\", expected NSKeyedArchiver")
+            throw ArchiveError(.invalidArchiveHeader, "$archiver is \"\(archiver.excerptForMessage(64))\", expected NSKeyedArchiver")
         }
         guard let versionValue = root[ArchiveKeys.version] else {
             throw ArchiveError(.invalidArchiveHeader, "$version is missing")
@@ -284,7 +284,7 @@ extension ArchiveGraph {
         }
         try checkLength(name.utf8.count, of: "class name", options: options, uid: uid)
         guard let classesValue = dictionary[ArchiveKeys.classes] else {
-            throw ArchiveError(.invalidClassDescriptor, "$classes is missing from the class dictionary of \(name.prefix(64).escapedForMessage)", uid: uid, classChain: [name])
+            throw ArchiveError(.invalidClassDescriptor, "$classes is missing from the class dictionary of \(name.excerptForMessage(64))", uid: uid, classChain: [name])
         }
         let classes = try stringArray(classesValue, key: ArchiveKeys.classes, uid: uid, name: name, options: options, chains: &chains)
         var hints: [String]?

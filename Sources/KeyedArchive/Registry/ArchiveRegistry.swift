@@ -104,9 +104,11 @@ public struct ArchiveRegistry: Sendable {
     ///   family is then decoded through a protocol, see ``registerFamily(_:root:)``). Decoding
     ///   the superclass (or the family) then admits this type too, and `$classes` lists the
     ///   superclass's name after this type's.
-    /// - Precondition: the names are not already taken, the superclass is registered, and a
-    ///   class registered under a class really is its subclass. These are programming errors in
-    ///   building the registry, not properties of any input.
+    /// - Precondition: the names are not already taken, the superclass is registered, a class
+    ///   registered under a class really is its subclass, a class names its nearest registered
+    ///   Swift superclass (`superclass:` may not be left out, nor skip a registered class in
+    ///   between), and no registered class is a subclass of this one (superclasses first). These
+    ///   are programming errors in building the registry, not properties of any input.
     public mutating func register<T: KeyedArchivable>(
         _ type: T.Type,
         className: String? = nil,
@@ -288,12 +290,21 @@ public struct ArchiveRegistry: Sendable {
     /// How to register a type the encoder met unregistered: under its nearest registered
     /// superclass if it has one.
     func registrationAdvice(for type: Any.Type) -> String {
+        var call = "registry.register(\(type).self)"
         var ancestor: AnyClass? = (type as? AnyClass).flatMap { _getSuperclass($0) }
         while let current = ancestor {
-            if let index = entryByType[ObjectIdentifier(current)] { return "registry.register(\(type).self, superclass: \(entries[index].typeName).self)" }
+            if let index = entryByType[ObjectIdentifier(current)] {
+                call = "registry.register(\(type).self, superclass: \(entries[index].typeName).self)"
+                break
+            }
             ancestor = _getSuperclass(current)
         }
-        return "registry.register(\(type).self)"
+        // Superclasses come first: a registered subclass of the type has to be registered again after it.
+        let subclasses = entries.filter { $0.isClass && isSubclass($0.type, of: type) }.map(\.typeName)
+        if let first = subclasses.first {
+            return "\(call), before \(subclasses.joined(separator: ", ")) (registered already: register \(first) after it, with superclass: \(type).self)"
+        }
+        return call
     }
 
     /// How to admit a Foundation class name, for refusals.

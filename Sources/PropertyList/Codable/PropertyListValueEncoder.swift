@@ -15,7 +15,13 @@ import Foundation
 /// a keyed container keeps the order in which its keys were first encoded (a struct's fields in
 /// its `encode(to:)` order), and what a Swift `Dictionary` or `Set` encodes — in an order that
 /// changes from process to process with Swift's hash seed — is sorted: keys and strings by their
-/// UTF-8 bytes, integers by value, other values by their binary property-list bytes.
+/// UTF-8 bytes, integers by value, other values by their binary property-list bytes, pairs whose
+/// keys encode alike by their values. This applies where the collection is encoded as a value
+/// (through a container, or at the top); a type whose own `encode(to:)` passes its encoder on to
+/// a collection's (`try set.encode(to: encoder)`) is seen as itself, and should encode the
+/// collection through `singleValueContainer()` instead. Two keys of one `Dictionary` that
+/// encode to the same key string leave one value, as in Foundation, which one depending on the
+/// hash order.
 public struct PropertyListValueEncoder: Sendable {
     /// Handed to every `encode(to:)` as the encoder's `userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
@@ -143,8 +149,15 @@ extension EncodedNode {
             let width = pairs ? 2 : 1
             // A pair without its value (a misbehaving encode(to:)) leaves the array as it is.
             guard nodes.count % width == 0 else { return }
-            let sortKeys = stride(from: 0, to: nodes.count, by: width).map { nodes[$0].finished() ?? .dictionary(PropertyListDictionary()) }
-            let order = sortKeys.indices.sorted { CanonicalOrder.precedes(sortKeys[$0], sortKeys[$1]) }
+            let values = nodes.map { $0.finished() ?? .dictionary(PropertyListDictionary()) }
+            // Pairs by their key, then (keys that encode alike: NaN, a field left out of the
+            // coding keys) by their value, so that not even ties keep the hash order.
+            let keys = CanonicalOrder.sortKeys(stride(from: 0, to: values.count, by: width).map { values[$0] })
+            let tieBreakers = pairs ? CanonicalOrder.sortKeys(stride(from: 1, to: values.count, by: 2).map { values[$0] }) : keys
+            let order = keys.indices.sorted { left, right in
+                if keys[left] != keys[right] { return keys[left] < keys[right] }
+                return tieBreakers[left] < tieBreakers[right]
+            }
             content = .array(order.flatMap { nodes[($0 * width)..<($0 * width + width)] })
         default:
             break
@@ -152,22 +165,45 @@ extension EncodedNode {
     }
 }
 
-/// A total order on values, for the contents of unordered collections.
+/// A total order on values, for the contents of unordered collections: strings by their UTF-8
+/// bytes and integers by value when all are of that kind, else every value by the bytes the
+/// binary writer makes of it (deterministic, and equal exactly for equal values), each value's
+/// bytes made once.
 enum CanonicalOrder {
-    static func precedes(_ lhs: PropertyListValue, _ rhs: PropertyListValue) -> Bool {
-        switch (lhs, rhs) {
-        case (.string(let left), .string(let right)):
-            return left.utf8.lexicographicallyPrecedes(right.utf8)
-        case (.integer(let left), .integer(let right)):
-            if left != right, !(left < right), !(right < left) { return !left.isStoredAs128Bit && right.isStoredAs128Bit }
-            return left < right
-        default:
-            // Kinds apart, and values of any other kind, by the bytes the binary writer makes of
-            // them (deterministic, and equal exactly for equal values).
-            let left = (try? BinaryPropertyListWriter().write(lhs)) ?? []
-            let right = (try? BinaryPropertyListWriter().write(rhs)) ?? []
-            return left.lexicographicallyPrecedes(right)
+    enum SortKey: Comparable {
+        case text([UInt8])
+        case integer(PropertyListInteger)
+        case bytes([UInt8])
+
+        static func < (lhs: SortKey, rhs: SortKey) -> Bool {
+            switch (lhs, rhs) {
+            case (.text(let left), .text(let right)), (.bytes(let left), .bytes(let right)):
+                return left.lexicographicallyPrecedes(right)
+            case (.integer(let left), .integer(let right)):
+                // Equal in value, apart in form: the ordinary form first.
+                if !(left < right), !(right < left) { return !left.isStoredAs128Bit && right.isStoredAs128Bit }
+                return left < right
+            default:
+                // Never mixed: `sortKeys` makes all of one kind.
+                return false
+            }
         }
+    }
+
+    static func sortKeys(_ values: [PropertyListValue]) -> [SortKey] {
+        if values.allSatisfy({ if case .string = $0 { return true } else { return false } }) {
+            return values.map { value in
+                guard case .string(let text) = value else { return .text([]) }
+                return .text(Array(text.utf8))
+            }
+        }
+        if values.allSatisfy({ if case .integer = $0 { return true } else { return false } }) {
+            return values.map { value in
+                guard case .integer(let integer) = value else { return .integer(PropertyListInteger(0)) }
+                return .integer(integer)
+            }
+        }
+        return values.map { .bytes((try? BinaryPropertyListWriter().write($0)) ?? []) }
     }
 }
 
@@ -259,8 +295,9 @@ struct PlistValueEncoding: Encoder {
             set(.data([UInt8](data)))
         } else {
             try value.encode(to: self)
-            if let unordered = value as? any UnorderedEncodable {
-                node.sortContents(pairs: type(of: unordered).encodesPairs)
+            // A type check, not a cast of the value: most values are not collections.
+            if let unordered = T.self as? any UnorderedEncodable.Type {
+                node.sortContents(pairs: unordered.encodesPairs)
             }
         }
     }

@@ -48,7 +48,7 @@ enum XMLInputEncoding {
         case "iso-8859-15", "iso_8859-15", "latin-9", "latin9":
             return .converted(try fromSingleByte(bytes, .latin9))
         default:
-            throw PropertyListError(.xmlSyntax, "unsupported encoding '\(name.prefix(40).escapedForMessage)' in the XML declaration", at: .line(1, column: 1))
+            throw PropertyListError(.xmlSyntax, "unsupported encoding '\(name.excerptForMessage(40))' in the XML declaration", at: .line(1, column: 1))
         }
     }
 

@@ -262,7 +262,7 @@ struct XMLPropertyListParser {
         case .dictionary:
             let keyCount = keys.count - frame.keyStart
             guard keyCount == values.count - frame.valueStart else {
-                let key = keys.count > frame.keyStart ? keys[keys.count - 1].prefix(40).escapedForMessage : ""
+                let key = keys.count > frame.keyStart ? keys[keys.count - 1].excerptForMessage(40) : ""
                 throw scanner.error(.xmlSyntax, "key '\(key)' has no value")
             }
             try scanner.readEndTag(.dict)
