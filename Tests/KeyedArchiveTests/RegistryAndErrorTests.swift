@@ -414,6 +414,17 @@ struct Everything: KeyedArchivable, Equatable {
         #expect(nested?.code == .typeNotRegistered)
         #expect(nested?.keyPath.description == "root.airplanes[1]")
         #expect(nested?.remedy == "registry.register(Seaplane.self, superclass: Airplane.self)")
+        // Dictionaries' values by their keys, and mixed arrays by index, as decoding names them.
+        let cessna = Airplane(model: "C172", registrationNumber: "N1", airframeHours: 1)
+        let beaver = Seaplane(model: "DHC-2", registrationNumber: "C-FOSP", airframeHours: 2)
+        let byName = Self.decodeError { () throws(ArchiveError) in _ = try KeyedArchiver.archive(["a": cessna, "b": beaver], registry: Fleet.registry) }
+        #expect(byName?.keyPath.description == "root.b")
+        let mixed = Self.decodeError { () throws(ArchiveError) in _ = try KeyedArchiver.archive(ArchiveArray(["x", beaver]), registry: Fleet.registry) }
+        #expect(mixed?.keyPath.description == "root[1]")
+        let mixedDictionary = Self.decodeError { () throws(ArchiveError) in
+            _ = try KeyedArchiver.archive(ArchiveDictionary([(key: "plane", value: beaver)]), registry: Fleet.registry)
+        }
+        #expect(mixedDictionary?.keyPath.description == "root.plane")
         // A registered subclass of the unregistered type: the advice keeps superclasses first.
         var gliders = ArchiveRegistry()
         gliders.register(Glider.self)

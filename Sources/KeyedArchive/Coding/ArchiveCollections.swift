@@ -19,7 +19,7 @@ public struct ArchiveArray: ArchiveObjectEncodable {
 
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         try encoder.encodeObject(classes: classes) { fields in
-            try fields.encodeReferences(elements, forKey: "NS.objects")
+            try fields.encodeReferences(elements, forKey: "NS.objects", keyOnPath: false)
         }
     }
 }
@@ -41,8 +41,10 @@ public struct ArchiveDictionary: ArchiveObjectEncodable {
 
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         try encoder.encodeObject(classes: classes) { fields in
-            try fields.encodeReferences(entries.map { $0.key }, forKey: "NS.keys")
-            try fields.encodeReferences(entries.map { $0.value }, forKey: "NS.objects")
+            try fields.encodeReferences(entries.map { $0.key }, forKey: "NS.keys", keyOnPath: false)
+            try fields.encodeReferences(entries.map { $0.value }, forKey: "NS.objects", keyOnPath: false) { position in
+                (entries[position].key as? String).map { .key($0) } ?? .index(position)
+            }
         }
     }
 }

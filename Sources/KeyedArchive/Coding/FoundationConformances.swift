@@ -304,8 +304,11 @@ extension Dictionary: ArchiveObjectEncodable where Key: ArchiveObjectEncodable &
     func encodeSortedEntries(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         let ordered = sorted { $0.key < $1.key }
         return try encoder.encodeObject(classes: FoundationClass.dictionary.archivedChain) { fields in
-            try fields.encodeReferenceArray(ordered.lazy.map { $0.key }, forKey: "NS.keys")
-            try fields.encodeReferenceArray(ordered.lazy.map { $0.value }, forKey: "NS.objects")
+            // On the key path as decoding names them: keys by index, values by their key.
+            try fields.encodeReferenceArray(ordered.lazy.map { $0.key }, forKey: "NS.keys", keyOnPath: false)
+            try fields.encodeReferenceArray(ordered.lazy.map { $0.value }, forKey: "NS.objects", keyOnPath: false) { position in
+                (ordered[position].key as? String).map { .key($0) } ?? .index(position)
+            }
         }
     }
 }

@@ -166,7 +166,12 @@ public struct KeyedArchiveEncoder {
     /// Encodes a sequence of objects and stores their references as an inline array under `key`
     /// (the shape of `NS.objects`).
     public func encodeReferences<S: Sequence>(_ values: S, forKey key: String) throws(ArchiveError) where S.Element == any ArchiveObjectEncodable {
-        try encodeReferenceList(values, forKey: key) { (value: any ArchiveObjectEncodable) throws(ArchiveError) -> ArchiveReference in
+        try encodeReferences(values, forKey: key, keyOnPath: true)
+    }
+
+    func encodeReferences<S: Sequence>(_ values: S, forKey key: String, keyOnPath: Bool,
+                                       elementPath: ((Int) -> ArchiveKeyPath.Component)? = nil) throws(ArchiveError) where S.Element == any ArchiveObjectEncodable {
+        try encodeReferenceList(values, forKey: key, keyOnPath: keyOnPath, elementPath: elementPath) { (value: any ArchiveObjectEncodable) throws(ArchiveError) -> ArchiveReference in
             try self.reference(for: value)
         }
     }
@@ -174,8 +179,11 @@ public struct KeyedArchiveEncoder {
     /// Encodes values of one type and stores their references as an inline array under `key`.
     /// `keyOnPath: false` leaves the key off the key path, so that an array's or a set's elements
     /// are `root.airplanes[3]` when encoding, as when decoding.
-    func encodeReferenceArray<S: Sequence>(_ values: S, forKey key: String, keyOnPath: Bool = true) throws(ArchiveError) where S.Element: ArchiveObjectEncodable {
-        try encodeReferenceList(values, forKey: key, keyOnPath: keyOnPath) { (value) throws(ArchiveError) in try self.reference(for: value) }
+    /// `elementPath` names an element on the key path in place of its index (a dictionary's
+    /// values by their keys, as decoding names them).
+    func encodeReferenceArray<S: Sequence>(_ values: S, forKey key: String, keyOnPath: Bool = true,
+                                           elementPath: ((Int) -> ArchiveKeyPath.Component)? = nil) throws(ArchiveError) where S.Element: ArchiveObjectEncodable {
+        try encodeReferenceList(values, forKey: key, keyOnPath: keyOnPath, elementPath: elementPath) { (value) throws(ArchiveError) in try self.reference(for: value) }
     }
 
     /// The same for an array. Its conformance runs unspecialized for a model in another module,
@@ -189,22 +197,24 @@ public struct KeyedArchiveEncoder {
     /// The one body of all: each element's reference under `key` and its index on the key path.
     @inline(__always)
     private func encodeReferenceList<S: Sequence>(_ values: S, forKey key: String, keyOnPath: Bool = true,
+                                                  elementPath: ((Int) -> ArchiveKeyPath.Component)? = nil,
                                                   reference: (S.Element) throws(ArchiveError) -> ArchiveReference) throws(ArchiveError) {
         try session.checkUsable(frame: frame, owner: owner)
         let number = try session.fieldKey(key)
         // The key on the path once for the whole list, each element's index under it.
         let list = keyOnPath
-            ? try session.withPath(.key(key)) { () throws(ArchiveError) in try encodeElements(values, reference: reference) }
-            : try encodeElements(values, reference: reference)
+            ? try session.withPath(.key(key)) { () throws(ArchiveError) in try encodeElements(values, elementPath: elementPath, reference: reference) }
+            : try encodeElements(values, elementPath: elementPath, reference: reference)
         session.setField(list, key: number, frame: frame)
     }
 
     @inline(__always)
-    private func encodeElements<S: Sequence>(_ values: S, reference: (S.Element) throws(ArchiveError) -> ArchiveReference) throws(ArchiveError) -> ArchiveObjectTable.FieldValue {
+    private func encodeElements<S: Sequence>(_ values: S, elementPath: ((Int) -> ArchiveKeyPath.Component)?,
+                                             reference: (S.Element) throws(ArchiveError) -> ArchiveReference) throws(ArchiveError) -> ArchiveObjectTable.FieldValue {
         let start = session.beginUIDList()
         var position = 0
         for value in values {
-            let element = try session.withPath(.index(position)) { () throws(ArchiveError) in try reference(value) }
+            let element = try session.withPath(elementPath?(position) ?? .index(position)) { () throws(ArchiveError) in try reference(value) }
             session.appendToUIDList(element.uid)
             position += 1
         }
