@@ -108,10 +108,7 @@ extension Date: ArchiveObjectCodable {
             try session.admitPrimitive(.dates, uid: uid, requested: "Date")
             return Date(timeIntervalSinceReferenceDate: date.secondsSinceReferenceDate)
         }
-        guard let instance = try session.foundationInstance(uid, kind: .date, requested: "Date") else {
-            throw session.error(.typeMismatch, "expected a date, found \(session.describe(uid))", uid: uid)
-        }
-        let fields = KeyedArchiveDecoder(session: session, uid: uid, fields: instance.fields, classChain: [])
+        let fields = try session.foundationFields(uid, kind: .date, requested: "Date")
         return try session.decodeContainer(Date.self, uid: uid, count: 0) { () throws(ArchiveError) in
             Date(timeIntervalSinceReferenceDate: try fields.decode(Double.self, forKey: "NS.time"))
         }
@@ -133,10 +130,7 @@ extension URL: ArchiveObjectCodable {
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> URL {
         let session = decoder.session
         let uid = try decoder.session.index(reference)
-        guard let instance = try session.foundationInstance(uid, kind: .url, requested: "URL") else {
-            throw session.error(.typeMismatch, "expected a URL, found \(session.describe(uid))", uid: uid)
-        }
-        let fields = KeyedArchiveDecoder(session: session, uid: uid, fields: instance.fields, classChain: [])
+        let fields = try session.foundationFields(uid, kind: .url, requested: "URL")
         // Through decodeContainer: a chain of NS.base references is depth-limited and a URL
         // that is its own base is a cycle error.
         return try session.decodeContainer(URL.self, uid: uid, count: 0) { () throws(ArchiveError) in
@@ -165,10 +159,7 @@ extension UUID: ArchiveObjectCodable {
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> UUID {
         let session = decoder.session
         let uid = try decoder.session.index(reference)
-        guard let instance = try session.foundationInstance(uid, kind: .uuid, requested: "UUID") else {
-            throw session.error(.typeMismatch, "expected a UUID, found \(session.describe(uid))", uid: uid)
-        }
-        let fields = KeyedArchiveDecoder(session: session, uid: uid, fields: instance.fields, classChain: [])
+        let fields = try session.foundationFields(uid, kind: .uuid, requested: "UUID")
         // decodeBytes names the key in its own errors.
         let bytes = try fields.decodeBytes(forKey: "NS.uuidbytes")
         guard bytes.count == 16 else {

@@ -110,13 +110,13 @@ private struct PackedIndexData: ArchiveObjectEncodable {
 }
 
 extension ArchiveDecodingSession {
-    /// The fields and `$classes` of a Foundation object of `kind` at `uid`; a type mismatch when
-    /// the entry is a plain value.
+    /// A decoder of the fields of the Foundation object of `kind` at `uid` (its class admitted
+    /// by ``foundationInstance(_:kind:requested:)``); a type mismatch when the entry is a plain value.
     func foundationFields(_ uid: Int, kind: FoundationClass, requested: @autoclosure () -> String) throws(ArchiveError) -> KeyedArchiveDecoder {
         guard let instance = try foundationInstance(uid, kind: kind, requested: requested()) else {
             throw error(.typeMismatch, "expected an \(kind.defaultNames.first ?? kind.rawValue) for \(requested()), found \(describe(uid))", uid: uid)
         }
-        return KeyedArchiveDecoder(session: self, uid: uid, fields: instance.fields, classChain: classChain(ofInstance: uid))
+        return KeyedArchiveDecoder(session: self, uid: uid, fields: instance.fields, classChain: [])
     }
 }
 
@@ -270,7 +270,7 @@ public struct ArchiveIndexSet: Hashable, Sendable {
 
     public func hash(into hasher: inout Hasher) { hasher.combine(ranges) }
 
-    public static let indexSetClasses = ["NSIndexSet", "NSObject"]
+    public static var indexSetClasses: [String] { FoundationClass.indexSet.archivedChain }
     public static let mutableIndexSetClasses = ["NSMutableIndexSet", "NSIndexSet", "NSObject"]
 }
 
@@ -288,7 +288,7 @@ extension ArchiveIndexSet: Sequence, CustomStringConvertible {
 
 extension ArchiveIndexSet: ArchiveObjectCodable {
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
-        try encoder.encodeObject(classes: archivesAsMutable ? Self.mutableIndexSetClasses : FoundationClass.indexSet.archivedChain) { fields in
+        try encoder.encodeObject(classes: archivesAsMutable ? Self.mutableIndexSetClasses : Self.indexSetClasses) { fields in
             try fields.encode(ranges.count, forKey: "NSRangeCount")
             if ranges.count == 1 {
                 try fields.encode(ranges[0].lowerBound, forKey: "NSLocation")
@@ -308,7 +308,7 @@ extension ArchiveIndexSet: ArchiveObjectCodable {
         let session = decoder.session
         let uid = try session.index(reference)
         let fields = try session.foundationFields(uid, kind: .indexSet, requested: "ArchiveIndexSet")
-        let archivesAsMutable = fields.classChain.contains("NSMutableIndexSet")
+        let archivesAsMutable = session.classChain(ofInstance: uid).contains("NSMutableIndexSet")
         // Read once however often it is referenced, as an index path is.
         return try session.decodeContainer(ArchiveIndexSet.self, uid: uid, count: 0) { () throws(ArchiveError) in
             // Absent, the count is 0, as Foundation's decodeInteger reads an absent key.
@@ -408,6 +408,7 @@ public struct ArchiveOrderedSet<Element: Hashable>: Hashable, RandomAccessCollec
     public func hash(into hasher: inout Hasher) { hasher.combine(elements) }
 
     public static var orderedSetClasses: [String] { FoundationClass.orderedSet.archivedChain }
+    // Computed: a generic type has no stored static properties.
     public static var mutableOrderedSetClasses: [String] { ["NSMutableOrderedSet", "NSOrderedSet", "NSObject"] }
 }
 
@@ -438,7 +439,7 @@ extension ArchiveOrderedSet: ArchiveObjectDecodable where Element: ArchiveObject
         // Each number is a field, so the fields bound the count.
         var count = 0
         while fields.contains("NS.object.\(count)") { count += 1 }
-        let archivesAsMutable = fields.classChain.contains("NSMutableOrderedSet")
+        let archivesAsMutable = session.classChain(ofInstance: uid).contains("NSMutableOrderedSet")
         return try session.decodeContainer(ArchiveOrderedSet<Element>.self, uid: uid, count: count) { () throws(ArchiveError) in
             var set = ArchiveOrderedSet(archivesAsMutable: archivesAsMutable)
             for position in 0..<count {

@@ -139,11 +139,9 @@ public struct ArchiveRegistry: Sendable {
             // `$classes` is the registered chain: a class must name its nearest registered Swift
             // superclass, as Apple's archiver writes the real hierarchy. Leaving it out would
             // write `B < NSObject` for a `B: A` and keep `[A]` from admitting it.
-            var ancestor: AnyClass? = _getSuperclass(subclass)
-            while let current = ancestor, entryByType[ObjectIdentifier(current)] == nil { ancestor = _getSuperclass(current) }
-            if let nearest = ancestor {
-                precondition(superclass.map { ObjectIdentifier($0) == ObjectIdentifier(nearest) } == true,
-                             "\(typeName) is a subclass of the registered \(nearest): register it with superclass: \(nearest).self")
+            if let nearest = nearestRegisteredSuperclass(of: subclass) {
+                precondition(superclass.map { ObjectIdentifier($0) == entries[nearest].typeID } == true,
+                             "\(typeName) is a subclass of the registered \(entries[nearest].typeName): register it with superclass: \(entries[nearest].typeName).self")
             }
             for entry in entries where entry.isClass {
                 precondition(!isSubclass(entry.type, of: subclass),
@@ -193,6 +191,16 @@ public struct ArchiveRegistry: Sendable {
         // `String(reflecting:)` is module-qualified; the unqualified name matches how
         // Objective-C classes (and @objc(Name) Swift classes) appear in Apple's archives.
         String(describing: type)
+    }
+
+    /// The entry of the nearest Swift superclass of `subclass` that is registered.
+    private func nearestRegisteredSuperclass(of subclass: AnyClass) -> Int? {
+        var ancestor: AnyClass? = _getSuperclass(subclass)
+        while let current = ancestor {
+            if let index = entryByType[ObjectIdentifier(current)] { return index }
+            ancestor = _getSuperclass(current)
+        }
+        return nil
     }
 
     private func isSubclass(_ type: Any.Type, of superclass: Any.Type) -> Bool {
@@ -291,13 +299,8 @@ public struct ArchiveRegistry: Sendable {
     /// superclass if it has one.
     func registrationAdvice(for type: Any.Type) -> String {
         var call = "registry.register(\(type).self)"
-        var ancestor: AnyClass? = (type as? AnyClass).flatMap { _getSuperclass($0) }
-        while let current = ancestor {
-            if let index = entryByType[ObjectIdentifier(current)] {
-                call = "registry.register(\(type).self, superclass: \(entries[index].typeName).self)"
-                break
-            }
-            ancestor = _getSuperclass(current)
+        if let subclass = type as? AnyClass, let nearest = nearestRegisteredSuperclass(of: subclass) {
+            call = "registry.register(\(type).self, superclass: \(entries[nearest].typeName).self)"
         }
         // Superclasses come first: a registered subclass of the type has to be registered again after it.
         let subclasses = entries.filter { $0.isClass && isSubclass($0.type, of: type) }.map(\.typeName)
