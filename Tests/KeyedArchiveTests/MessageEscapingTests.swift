@@ -97,6 +97,28 @@ import Testing
 
     /// Faults found while reading the graph: a duplicate user key (named in the message and the
     /// key path), a class dictionary without `$classes`, a foreign `$archiver`.
+    /// A class name of 20,000 NUL characters escapes to 120 KB: every message quoting a class
+    /// name or a key cuts it (the `typed` fuzz target found a 98 KB description this way, a
+    /// model class asked for as an IndexPath).
+    @Test func longNamesAndKeysAreCutInMessages() throws {
+        let name = "NS" + String(repeating: "\u{0}", count: 20_000)
+        let archiver = KeyedArchiver(registry: ArchiveRegistry())
+        try archiver.encode(ArchiveGenericObject(classes: [name, "NSObject"], fields: [(name, .inline(.integer(1)))]))
+        let bytes = try archiver.finish()
+        var refusals: [ArchiveError] = []
+        for attempt in [{ _ = try KeyedUnarchiver.unarchive(IndexPath.self, from: bytes, registry: ArchiveRegistry()) },
+                        { _ = try KeyedUnarchiver.unarchive([String].self, from: bytes, registry: ArchiveRegistry()) },
+                        { _ = try KeyedUnarchiver.unarchive(Airplane.self, from: bytes, registry: Fleet.registry) }] {
+            do { try attempt() } catch let error as ArchiveError { refusals.append(error) }
+        }
+        refusals.append(contentsOf: ArchiveClassAllowlist(classNames: ["NSArray"]).check(try ArchiveGraph(bytes: bytes)).refusals)
+        #expect(refusals.count == 4)
+        for refusal in refusals {
+            #expect(refusal.code == .classNotAllowed)
+            #expect(refusal.description.utf8.count < 4_000, "\(refusal.description.utf8.count) bytes: \(refusal.description.prefix(200))")
+        }
+    }
+
     @Test func graphFaultsAreOneLine() throws {
         let duplicate = try SecurityPolicyTests.archive([
             "$null",

@@ -349,7 +349,7 @@ final class ArchiveDecodingSession {
         if let found = foundationClass(classUID: classUID, name: descriptor.name) {
             guard found == kind else {
                 let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
-                throw ArchiveError(.classNotAllowed, "class \(descriptor.name.escapedForMessage) is a Foundation \(found.rawValue), not admitted for \(requested()) (accepted: \(accepted))",
+                throw ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is a Foundation \(found.rawValue), not admitted for \(requested()) (accepted: \(accepted))",
                                    keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes)
             }
             try checkKeysAreUnique(instance.fields, uid: uid)
@@ -361,7 +361,7 @@ final class ArchiveDecodingSession {
             return instance
         }
         let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
-        throw ArchiveError(.classNotAllowed, "class \(descriptor.name.escapedForMessage) is not admitted for \(requested()) (accepted: \(accepted))",
+        throw ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is not admitted for \(requested()) (accepted: \(accepted))",
                            keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
                            remedy: registry.entry(named: descriptor.name) == nil ? ArchiveRegistry.remedy(admitting: descriptor.name, kind: kind) : nil)
     }
@@ -374,7 +374,7 @@ final class ArchiveDecodingSession {
             throw error(.invalidClassReference, "$class does not refer to a class dictionary", uid: uid)
         }
         if let found = foundationClass(classUID: instance.classUID, name: descriptor.name) { return found }
-        throw ArchiveError(.classNotAllowed, "class \(descriptor.name.escapedForMessage) is not one of the Foundation classes admitted for \(requested())",
+        throw ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is not one of the Foundation classes admitted for \(requested())",
                            keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes)
     }
 
@@ -444,14 +444,14 @@ final class ArchiveDecodingSession {
             guard (familyKey >= 0 && state.pointee.admittedFamilies[classUID] == familyKey) || registry.admits(registered, family: family) else {
                 let admitted = registry.admittedNames(family: family).joined(separator: ", ")
                 let typeName = registry.entries[registered].typeName
-                let named = descriptor.name == typeName ? descriptor.name.escapedForMessage : "\(descriptor.name.escapedForMessage) (\(typeName))"
+                let named = descriptor.name == typeName ? descriptor.name.excerptForMessage(128) : "\(descriptor.name.excerptForMessage(128)) (\(typeName))"
                 let remedy: String
                 if registry.entries[family.entry].isClass, registry.entries[family.entry].ancestors.contains(registered) {
                     // The object is of a superclass of the type asked for: registering anything
                     // would be wrong; asking for the superclass is the way.
                     remedy = "decode it as \(typeName), the superclass it is, and check for \(requested) with as?"
                 } else {
-                    remedy = "none for \(requested): \(descriptor.name.escapedForMessage) is registered as \(typeName); register \(typeName) with superclass: \(registry.entries[family.entry].typeName).self only if it really is one"
+                    remedy = "none for \(requested): \(descriptor.name.excerptForMessage(128)) is registered as \(typeName); register \(typeName) with superclass: \(registry.entries[family.entry].typeName).self only if it really is one"
                 }
                 throw ArchiveError(.classNotAllowed, "class \(named) is not a kind of \(requested); \(requested) admits \(admitted)",
                                    keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, remedy: remedy)
@@ -462,7 +462,7 @@ final class ArchiveDecodingSession {
             entry = fallback.entry
         } else {
             let admitted = registry.admittedNames(family: family).joined(separator: ", ")
-            throw ArchiveError(.classNotAllowed, "class \(descriptor.name.escapedForMessage) is not registered; \(requested) admits \(admitted)",
+            throw ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is not registered; \(requested) admits \(admitted)",
                                keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
                                remedy: registry.remedy(admitting: descriptor.name, family: family, requested: "\(requested)"))
         }
@@ -470,13 +470,13 @@ final class ArchiveDecodingSession {
         case .finished:
             let slot = Int(state.pointee.modelSlots[uid])
             guard slot >= 0 else {
-                throw error(.invalidState, "object #\(uid) (\(descriptor.name.escapedForMessage)) is marked decoded but has no value", uid: uid)
+                throw error(.invalidState, "object #\(uid) (\(descriptor.name.excerptForMessage(128))) is marked decoded but has no value", uid: uid)
             }
             return (state.pointee.models[slot], uid)
         case .failed:
-            throw state.pointee.failures[uid] ?? error(.modelError, "object #\(uid) (\(descriptor.name.escapedForMessage)) failed to decode earlier", uid: uid)
+            throw state.pointee.failures[uid] ?? error(.modelError, "object #\(uid) (\(descriptor.name.excerptForMessage(128))) failed to decode earlier", uid: uid)
         case .inProgress:
-            throw error(.cyclicReference, "object #\(uid) (\(descriptor.name.escapedForMessage)) was asked for while it is still being decoded; decode back-references with decode(_:forKey:for:assign:)",
+            throw error(.cyclicReference, "object #\(uid) (\(descriptor.name.excerptForMessage(128))) was asked for while it is still being decoded; decode back-references with decode(_:forKey:for:assign:)",
                         uid: uid, classChain: descriptor.classes)
         case .untouched:
             break
@@ -517,7 +517,7 @@ final class ArchiveDecodingSession {
     @usableFromInline
     func castFailure(_ value: Any, to requested: Any.Type, uid: Int) -> ArchiveError {
         let className = store.classDescriptor(of: uid)?.name ?? "?"
-        return error(.typeMismatch, "class \(className.escapedForMessage) decoded to \(Swift.type(of: value)), which is not a \(requested) (check the registration)", uid: uid)
+        return error(.typeMismatch, "class \(className.excerptForMessage(128)) decoded to \(Swift.type(of: value)), which is not a \(requested) (check the registration)", uid: uid)
     }
 
     // MARK: Foundation containers

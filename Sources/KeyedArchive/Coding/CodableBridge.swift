@@ -163,7 +163,7 @@ enum PropertyListTreeArchiving {
                     }
                     // Readers disagree on which of two equal keys counts, so a tree never holds both.
                     guard frame.dictionary[key] == nil else {
-                        throw session.error(.valueOutOfRange, "NSDictionary holds the key \(key.escapedForMessage) twice", uid: frame.uid)
+                        throw session.error(.valueOutOfRange, "NSDictionary holds the key \(key.excerptForMessage(128)) twice", uid: frame.uid)
                     }
                     // The key counts as a value, as the property-list readers count it.
                     try session.countTreeValues(1, into: &stack[last].total, uid: frame.uid)
@@ -176,7 +176,7 @@ enum PropertyListTreeArchiving {
                 pathDepth += 1
                 let reference = frame.objects[position]
                 guard !reference.isNull else {
-                    throw session.error(.valueNotFound, frame.keys == nil ? "element \(position) is $null" : "the value of key \(stack[last].key.escapedForMessage) is $null", uid: frame.uid)
+                    throw session.error(.valueNotFound, frame.keys == nil ? "element \(position) is $null" : "the value of key \(stack[last].key.excerptForMessage(128)) is $null", uid: frame.uid)
                 }
                 finished = try open(try session.index(reference), decoder: decoder, stack: &stack)
             }

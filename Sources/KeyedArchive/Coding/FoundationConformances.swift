@@ -340,7 +340,7 @@ extension Dictionary: ArchiveObjectDecodable where Key: ArchiveObjectDecodable, 
                     try decoder.decode(Value.self, reference: objects[position])
                 }
                 guard result.updateValue(value, forKey: key) == nil else {
-                    throw session.error(.valueOutOfRange, "NSDictionary holds the key \(String(describing: key).escapedForMessage) twice", uid: uid)
+                    throw session.error(.valueOutOfRange, "NSDictionary holds the key \(String(describing: key).excerptForMessage(128)) twice", uid: uid)
                 }
             }
             return result

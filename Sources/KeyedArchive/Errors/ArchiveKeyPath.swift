@@ -35,7 +35,7 @@ public struct ArchiveKeyPath: Hashable, Sendable, CustomStringConvertible {
             switch component {
             case .key(let key):
                 if !text.isEmpty { text += "." }
-                text += key.escapedForMessage
+                text += key.excerptForMessage(128)
             case .index(let index):
                 text += "[\(index)]"
             }

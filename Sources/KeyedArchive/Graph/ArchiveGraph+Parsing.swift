@@ -105,7 +105,7 @@ extension ArchiveGraph {
             do {
                 try Self.checkReferences(in: entry.value, count: count, owner: nil, options: options)
             } catch {
-                throw ArchiveError(error.code, "$top[\(entry.key.escapedForMessage)] \(error.message)", keyPath: ArchiveKeyPath([.key(entry.key)]))
+                throw ArchiveError(error.code, "$top[\(entry.key.excerptForMessage(128))] \(error.message)", keyPath: ArchiveKeyPath([.key(entry.key)]))
             }
             top.append(TopEntry(key: entry.key, value: entry.value))
         }
@@ -236,7 +236,7 @@ extension ArchiveGraph {
             case .uid(let uid):
                 guard uid.value < count else {
                     let key = ArchiveKeys.unescape(entry.key) ?? entry.key
-                    throw ArchiveError(.invalidReference, "field \(key.escapedForMessage) refers to object \(uid.value), but $objects has \(count) entries", uid: owner)
+                    throw ArchiveError(.invalidReference, "field \(key.excerptForMessage(128)) refers to object \(uid.value), but $objects has \(count) entries", uid: owner)
                 }
             case .string(let string): try checkLength(string.utf8.count, of: "string", options: options, uid: owner)
             case .data(let bytes): try checkLength(bytes.count, of: "data", options: options, uid: owner)
@@ -260,7 +260,7 @@ extension ArchiveGraph {
     /// located at that key: typed decoding and `keyedarchive validate` both give it.
     static func duplicateKeyError(storedKey: String, occurrences: Int, in objectPath: ArchiveKeyPath, uid: PropertyListUID?) -> ArchiveError {
         let key = ArchiveKeys.unescape(storedKey) ?? storedKey
-        return ArchiveError(.duplicateKey, "key \(key.escapedForMessage) appears \(occurrences) times in one object\(duplicateNote)", keyPath: objectPath.appending(key: key), uid: uid)
+        return ArchiveError(.duplicateKey, "key \(key.excerptForMessage(128)) appears \(occurrences) times in one object\(duplicateNote)", keyPath: objectPath.appending(key: key), uid: uid)
     }
 
     /// The names of each `$classes`/`$classhints` array already read, by the array's storage: a

@@ -75,7 +75,7 @@ enum ArchiveObjectStore {
     /// "an object of class X", "a string", …: for "expected …, found …" messages.
     func describe(_ uid: Int) -> String {
         let view = object(uid)
-        if case .instance = view { return "an object of class \(classDescriptor(of: uid)?.name.escapedForMessage ?? "?")" }
+        if case .instance = view { return "an object of class \(classDescriptor(of: uid)?.name.excerptForMessage(128) ?? "?")" }
         return view.kindDescription
     }
 }

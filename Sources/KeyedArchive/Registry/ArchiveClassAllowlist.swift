@@ -78,8 +78,8 @@ public struct ArchiveClassAllowlist: Hashable, Sendable {
             case .instance(let instance):
                 guard let descriptor = graph.classDescriptor(of: reference) else { break }
                 if !admits(className: descriptor.name) {
-                    refuse(ArchiveError(.classNotAllowed, "class \(descriptor.name.escapedForMessage) is not in the allowlist", keyPath: walk.path(to: node),
-                                        uid: reference, classChain: descriptor.classes, remedy: "--allow \(descriptor.name.escapedForMessage)"))
+                    refuse(ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is not in the allowlist", keyPath: walk.path(to: node),
+                                        uid: reference, classChain: descriptor.classes, remedy: "--allow \(descriptor.name.excerptForMessage(128))"))
                 }
                 if let (storedKey, occurrences) = instance.storage.firstDuplicateKey() {
                     refuse(ArchiveGraph.duplicateKeyError(storedKey: storedKey, occurrences: occurrences, in: walk.path(to: node), uid: reference))
@@ -92,7 +92,7 @@ public struct ArchiveClassAllowlist: Hashable, Sendable {
             case .data: checkPrimitive(.data, "data", uid: uid, node: node, walk: walk, refuse: refuse)
             case .date: checkPrimitive(.dates, "date", uid: uid, node: node, walk: walk, refuse: refuse)
             case .classDescriptor(let descriptor):
-                refuse(ArchiveError(.invalidReference, "a reference to the class dictionary of \(descriptor.name.escapedForMessage), which is not an object", keyPath: walk.path(to: node),
+                refuse(ArchiveError(.invalidReference, "a reference to the class dictionary of \(descriptor.name.excerptForMessage(128)), which is not an object", keyPath: walk.path(to: node),
                                     uid: reference, classChain: descriptor.classes))
             case .other(let value):
                 refuse(ArchiveError(.classNotAllowed, "a plain \(value.kindName) with no $class: no unarchiver can create it", keyPath: walk.path(to: node), uid: reference))
