@@ -14,8 +14,9 @@
 //     in value (strings compared by Unicode scalars, numbers and dates exactly) and in sharing
 //     structure (which objects are the same instance, including the weak owner back-references),
 //     and archiving the second decode gives the same bytes as archiving the first;
-// The same checks run for `IndexPath`, `ArchiveIndexSet` and `ArchiveOrderedSet<String>` at
-// `root`, through a registry of Foundation classes only (their packed and numbered fields).
+// The same checks run for `IndexPath`, `ArchiveIndexSet`, `ArchiveOrderedSet<String>` and
+// `ArchiveSpecialValue` (NSValue) at `root`, through a registry of Foundation classes only (their
+// packed, numbered and text fields).
 //   - decoding the input's bytes directly (`KeyedUnarchiver(bytes:)`, which reads a binary
 //     archive in place and takes typed decoding's shortcuts) gives the same outcome as decoding
 //     the generic view: the same error (code, UID, key path and message), or an equal graph —
@@ -69,6 +70,17 @@ enum TypedFleet {
         })
         classes(ArchiveOrderedSet<String>.self, registry: foundation, bytes: bytes, graph: graph, options: options, shape: { set in
             [.object(set.archivesAsMutable ? "NSMutableOrderedSet" : "NSOrderedSet", set.count)] + set.elements.map { .string(Array($0.utf8)) }
+        })
+        // NSValue: geometry as %.17g text (exact for every double but NaN's payload), ranges as numbers.
+        classes(ArchiveSpecialValue.self, registry: foundation, bytes: bytes, graph: graph, options: options, shape: { value in
+            let bits = { (number: Double) in FleetShape.Token.number(number.isNaN ? Double.nan.bitPattern : number.bitPattern) }
+            switch value {
+            case .point(let point): return [.object("NSValue", 1), bits(point.x), bits(point.y)]
+            case .size(let size): return [.object("NSValue", 2), bits(size.width), bits(size.height)]
+            case .rect(let rect): return [.object("NSValue", 3), bits(rect.origin.x), bits(rect.origin.y), bits(rect.size.width), bits(rect.size.height)]
+            case .range(let range): return [.object("NSValue", 4), .number(UInt64(range.location)), .number(UInt64(range.length))]
+            case .edgeInsets(let insets): return [.object("NSValue", 12), bits(insets.top), bits(insets.left), bits(insets.bottom), bits(insets.right)]
+            }
         })
     }
 

@@ -286,6 +286,7 @@ public struct ArchiveRegistry: Sendable {
             case .indexPath: swiftType = "IndexPath"
             case .indexSet: swiftType = "ArchiveIndexSet"
             case .orderedSet: swiftType = "ArchiveOrderedSet<\(requested)>"
+            case .value: swiftType = "ArchiveSpecialValue"
             }
             return "none: the object is an \(kind.defaultNames.first ?? kind.rawValue), not a \(requested); decode it as \(swiftType)"
         }
@@ -412,6 +413,9 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
     case indexSet
     /// ``ArchiveOrderedSet`` ↔ `NSOrderedSet`/`NSMutableOrderedSet` with `NS.object.0`, `NS.object.1`, ….
     case orderedSet
+    /// ``ArchiveSpecialValue`` (and ``ArchivePoint``, ``ArchiveSize``, ``ArchiveRect``,
+    /// ``ArchiveRange``, ``ArchiveEdgeInsets``) ↔ `NSValue` with `NS.special`.
+    case value
 
     /// The names accepted by default when decoding.
     public var defaultNames: [String] {
@@ -428,6 +432,7 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
         case .indexPath: return ["NSIndexPath"]
         case .indexSet: return ["NSIndexSet", "NSMutableIndexSet"]
         case .orderedSet: return ["NSOrderedSet", "NSMutableOrderedSet"]
+        case .value: return ["NSValue"]
         }
     }
 
@@ -447,6 +452,7 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
         case .indexPath: return Self.indexPathChain
         case .indexSet: return Self.indexSetChain
         case .orderedSet: return Self.orderedSetChain
+        case .value: return Self.valueChain
         }
     }
 
@@ -462,6 +468,7 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
     private static let indexPathChain = ["NSIndexPath", "NSObject"]
     private static let indexSetChain = ["NSIndexSet", "NSObject"]
     private static let orderedSetChain = ["NSOrderedSet", "NSObject"]
+    private static let valueChain = ["NSValue", "NSObject"]
 }
 
 /// A string key compared by exact Unicode scalars (as Core Foundation compares keys), never by

@@ -14,7 +14,7 @@ import Musl
 /// costs an allocation per number. So the common range is done here with exact integer
 /// arithmetic, and only values outside it (below 10^-11, at or above 2^64, subnormals) go
 /// through the C library.
-enum XMLRealText {
+package enum XMLRealText {
     /// 5^0 … 5^27: every power that fits in 63 bits.
     private static let powersOfFive: [UInt64] = {
         var powers: [UInt64] = [1]
@@ -52,6 +52,22 @@ enum XMLRealText {
             return length + layOut(digits: digits, exponent: exponent, to: out + length)
         }
         return length + printfFallback(magnitude, to: out + length)
+    }
+
+    /// C's `printf("%.17g", value)` in the C locale: how Foundation prints the numbers of
+    /// geometry strings (`NSStringFromRect`), which keyed archives store for `NSValue`. It
+    /// differs from a `<real>` only at zero (`0`, `-0`) and the special values (`inf`, `-inf`,
+    /// `nan`).
+    package static func percentG17(_ value: Double) -> String {
+        if value.isNaN { return "nan" }
+        if value.isInfinite { return value < 0 ? "-inf" : "inf" }
+        if value == 0 { return value.sign == .minus ? "-0" : "0" }
+        var buffer: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &buffer) { raw -> String in
+            guard let out = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return "" }
+            let length = write(value, to: out)
+            return String(decoding: UnsafeBufferPointer(start: out, count: length), as: UTF8.self)
+        }
     }
 
     /// The 17 significant digits of `magnitude` as an integer in [10^16, 10^17) and the

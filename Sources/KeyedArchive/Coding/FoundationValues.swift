@@ -1,0 +1,339 @@
+import PropertyList
+
+// NSValue, in the keyed form Foundation on macOS and iOS writes it (the Darwin-made archives of
+// swift-corelibs-foundation's unarchiver tests, an iOS device payload, and nibs): `NS.special`
+// names the structure the value holds, and the structure is stored under its own keys —
+//
+// | NS.special | structure   | fields                                                            |
+// |------------|-------------|-------------------------------------------------------------------|
+// | 1          | point       | `NS.pointval`, text `{x, y}`                                      |
+// | 2          | size        | `NS.sizeval`, text `{w, h}`                                       |
+// | 3          | rect        | `NS.rectval`, text `{{x, y}, {w, h}}`                             |
+// | 4          | range       | `NS.rangeval.location`, `NS.rangeval.length`: NSNumber objects    |
+// | 12         | edge insets | `NS.edgeval.top`, `.left`, `.bottom`, `.right`: inline doubles    |
+//
+// The text is `NSStringFromPoint`/`NSStringFromSize`/`NSStringFromRect`'s, numbers printed with
+// C's `%.17g`; it is read as `NSPointFromString` and its siblings read it: the numbers in order,
+// whatever stands between them, and 0 for each one missing.
+
+/// A point, as `NSValue` archives `NSPoint` / `CGPoint`.
+public struct ArchivePoint: Hashable, Sendable {
+    public var x: Double
+    public var y: Double
+
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+}
+
+/// A size, as `NSValue` archives `NSSize` / `CGSize`.
+public struct ArchiveSize: Hashable, Sendable {
+    public var width: Double
+    public var height: Double
+
+    public init(width: Double, height: Double) {
+        self.width = width
+        self.height = height
+    }
+}
+
+/// A rectangle, as `NSValue` archives `NSRect` / `CGRect`: an origin and a size, stored as given
+/// (a negative width is kept, not standardized).
+public struct ArchiveRect: Hashable, Sendable {
+    public var origin: ArchivePoint
+    public var size: ArchiveSize
+
+    public init(origin: ArchivePoint, size: ArchiveSize) {
+        self.origin = origin
+        self.size = size
+    }
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.init(origin: ArchivePoint(x: x, y: y), size: ArchiveSize(width: width, height: height))
+    }
+}
+
+/// A range, as `NSValue` archives `NSRange`: a location and a length, both `NSUInteger`s no
+/// larger than `Int.max` (`NSNotFound`, `Int.max`, is a valid location).
+public struct ArchiveRange: Hashable, Sendable {
+    public let location: Int
+    public let length: Int
+
+    /// - Precondition: `location` and `length` are not negative.
+    public init(location: Int, length: Int) {
+        precondition(location >= 0 && length >= 0, "an NSRange's location and length are unsigned")
+        self.location = location
+        self.length = length
+    }
+}
+
+/// Edge insets, as `NSValue` archives `NSEdgeInsets`.
+public struct ArchiveEdgeInsets: Hashable, Sendable {
+    public var top: Double
+    public var left: Double
+    public var bottom: Double
+    public var right: Double
+
+    public init(top: Double, left: Double, bottom: Double, right: Double) {
+        self.top = top
+        self.left = left
+        self.bottom = bottom
+        self.right = right
+    }
+}
+
+/// An `NSValue` holding one of the structures Foundation archives by key. Decode this when any
+/// of them may come; decode ``ArchivePoint``, ``ArchiveSize``, ``ArchiveRect``, ``ArchiveRange``
+/// or ``ArchiveEdgeInsets`` to accept one kind only. An `NSValue` of any other structure (one
+/// archived with its Objective-C type and raw bytes, or an `NS.special` not in this list) is
+/// refused with ``ArchiveError/Code/typeMismatch``; the generic view still shows its fields.
+public enum ArchiveSpecialValue: Hashable, Sendable {
+    case point(ArchivePoint)
+    case size(ArchiveSize)
+    case rect(ArchiveRect)
+    case range(ArchiveRange)
+    case edgeInsets(ArchiveEdgeInsets)
+
+    /// The `NS.special` code Foundation stores for the structure.
+    public var specialCode: Int {
+        switch self {
+        case .point: return 1
+        case .size: return 2
+        case .rect: return 3
+        case .range: return 4
+        case .edgeInsets: return 12
+        }
+    }
+
+    fileprivate var structureName: String {
+        switch self {
+        case .point: return "a point"
+        case .size: return "a size"
+        case .rect: return "a rect"
+        case .range: return "a range"
+        case .edgeInsets: return "edge insets"
+        }
+    }
+}
+
+/// Foundation's text for points, sizes and rects, both ways.
+enum GeometryText {
+    static func pair(_ first: Double, _ second: Double) -> String {
+        "{\(XMLRealText.percentG17(first)), \(XMLRealText.percentG17(second))}"
+    }
+
+    static func rect(_ rect: ArchiveRect) -> String {
+        "{\(pair(rect.origin.x, rect.origin.y)), \(pair(rect.size.width, rect.size.height))}"
+    }
+
+    /// The first `count` numbers of `text` in order, anything between them skipped, and 0 for
+    /// each one the text does not have — `NSPointFromString`'s reading ("{3}" is the point
+    /// (3, 0), "junk" the point (0, 0)). Stops once it has `count`.
+    static func numbers(in text: String, count: Int) -> [Double] {
+        var numbers: [Double] = []
+        numbers.reserveCapacity(count)
+        let bytes = Array(text.utf8)
+        var position = 0
+        while position < bytes.count, numbers.count < count {
+            if let (value, end) = number(in: bytes, at: position) {
+                numbers.append(value)
+                position = end
+            } else {
+                position += 1
+            }
+        }
+        while numbers.count < count { numbers.append(0) }
+        return numbers
+    }
+
+    /// A decimal number (optional sign, digits with an optional point, optional exponent) or
+    /// `inf`, `infinity` or `nan` in any case, starting at `start`; nil if none starts there.
+    private static func number(in bytes: [UInt8], at start: Int) -> (Double, Int)? {
+        var position = start
+        if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+        for word in ["infinity", "inf", "nan"] where matches(word, in: bytes, at: position) {
+            let end = position + word.utf8.count
+            guard let value = Double(String(decoding: bytes[start..<end], as: UTF8.self)) else { return nil }
+            return (value, end)
+        }
+        var digits = 0
+        while position < bytes.count, isDigit(bytes[position]) {
+            position += 1
+            digits += 1
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            while position < bytes.count, isDigit(bytes[position]) {
+                position += 1
+                digits += 1
+            }
+        }
+        guard digits > 0 else { return nil }
+        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
+            var exponentEnd = position + 1
+            if exponentEnd < bytes.count, bytes[exponentEnd] == UInt8(ascii: "+") || bytes[exponentEnd] == UInt8(ascii: "-") { exponentEnd += 1 }
+            let exponentDigitsStart = exponentEnd
+            while exponentEnd < bytes.count, isDigit(bytes[exponentEnd]) { exponentEnd += 1 }
+            // "1e" or "1e+" is the number 1 followed by other text, as strtod reads it.
+            if exponentEnd > exponentDigitsStart { position = exponentEnd }
+        }
+        guard let value = Double(String(decoding: bytes[start..<position], as: UTF8.self)) else { return nil }
+        return (value, position)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    private static func matches(_ word: String, in bytes: [UInt8], at position: Int) -> Bool {
+        let letters = Array(word.utf8)
+        guard bytes.count - position >= letters.count else { return false }
+        for (offset, letter) in letters.enumerated() where bytes[position + offset] | 0x20 != letter { return false }
+        return true
+    }
+}
+
+// MARK: Coding
+
+extension ArchiveSpecialValue: ArchiveObjectCodable {
+    public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+        try encoder.encodeObject(classes: FoundationClass.value.archivedChain) { fields in
+            // Objects take their UIDs in this order: a range's length before its location, as in
+            // the Darwin-made archive (the inline NS.special takes none).
+            switch self {
+            case .point(let point):
+                try fields.encode(GeometryText.pair(point.x, point.y), forKey: "NS.pointval")
+            case .size(let size):
+                try fields.encode(GeometryText.pair(size.width, size.height), forKey: "NS.sizeval")
+            case .rect(let rect):
+                try fields.encode(GeometryText.rect(rect), forKey: "NS.rectval")
+            case .range(let range):
+                // NSNumber objects.
+                try fields.encode(UInt64(range.length), forKey: "NS.rangeval.length")
+                try fields.encode(UInt64(range.location), forKey: "NS.rangeval.location")
+            case .edgeInsets(let insets):
+                try fields.encode(insets.top, forKey: "NS.edgeval.top")
+                try fields.encode(insets.left, forKey: "NS.edgeval.left")
+                try fields.encode(insets.bottom, forKey: "NS.edgeval.bottom")
+                try fields.encode(insets.right, forKey: "NS.edgeval.right")
+            }
+            try fields.encode(specialCode, forKey: "NS.special")
+        }
+    }
+
+    public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> ArchiveSpecialValue {
+        try read(reference, from: decoder, requested: "ArchiveSpecialValue")
+    }
+
+    /// The value at `reference`, read once per object: an `NSValue` referenced many times is not
+    /// scanned again per reference.
+    static func read(_ reference: ArchiveReference, from decoder: KeyedArchiveDecoder, requested: @autoclosure () -> String) throws(ArchiveError) -> ArchiveSpecialValue {
+        let session = decoder.session
+        let uid = try session.index(reference)
+        let fields = try session.foundationFields(uid, kind: .value, requested: requested())
+        return try session.decodeContainer(ArchiveSpecialValue.self, uid: uid, count: 0) { () throws(ArchiveError) in
+            try structure(in: fields)
+        }
+    }
+
+    private static func structure(in fields: KeyedArchiveDecoder) throws(ArchiveError) -> ArchiveSpecialValue {
+        guard fields.contains("NS.special") else {
+            throw fields.error(.typeMismatch, "an NSValue without NS.special holds a structure archived by its Objective-C type\(objectiveCType(in: fields)), which has no mapping; the generic view shows its fields", key: "NS.special")
+        }
+        let code = try fields.decode(Int.self, forKey: "NS.special")
+        switch code {
+        case 1:
+            let numbers = GeometryText.numbers(in: try fields.decode(String.self, forKey: "NS.pointval"), count: 2)
+            return .point(ArchivePoint(x: numbers[0], y: numbers[1]))
+        case 2:
+            let numbers = GeometryText.numbers(in: try fields.decode(String.self, forKey: "NS.sizeval"), count: 2)
+            return .size(ArchiveSize(width: numbers[0], height: numbers[1]))
+        case 3:
+            let numbers = GeometryText.numbers(in: try fields.decode(String.self, forKey: "NS.rectval"), count: 4)
+            return .rect(ArchiveRect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3]))
+        case 4:
+            let location = try fields.decode(Int.self, forKey: "NS.rangeval.location")
+            let length = try fields.decode(Int.self, forKey: "NS.rangeval.length")
+            guard location >= 0 else {
+                throw fields.error(.valueOutOfRange, "NS.rangeval.location is \(location); an NSRange's location is unsigned", key: "NS.rangeval.location")
+            }
+            guard length >= 0 else {
+                throw fields.error(.valueOutOfRange, "NS.rangeval.length is \(length); an NSRange's length is unsigned", key: "NS.rangeval.length")
+            }
+            return .range(ArchiveRange(location: location, length: length))
+        case 12:
+            return .edgeInsets(ArchiveEdgeInsets(top: try fields.decode(Double.self, forKey: "NS.edgeval.top"),
+                                                 left: try fields.decode(Double.self, forKey: "NS.edgeval.left"),
+                                                 bottom: try fields.decode(Double.self, forKey: "NS.edgeval.bottom"),
+                                                 right: try fields.decode(Double.self, forKey: "NS.edgeval.right")))
+        default:
+            throw fields.error(.typeMismatch, "NS.special \(code) names a structure with no mapping (1 point, 2 size, 3 rect, 4 range, 12 edge insets); the generic view shows its fields", key: "NS.special")
+        }
+    }
+
+    /// ` ("[3i]")` when the value's first unkeyed field is the type's text, as Foundation writes it.
+    private static func objectiveCType(in fields: KeyedArchiveDecoder) -> String {
+        guard case .uid(let reference)? = fields.rawValue(forStoredKey: "$0"),
+              let uid = try? fields.session.index(reference),
+              let text = try? ArchiveStringDecoding.decode(uid: uid, session: fields.session) else { return "" }
+        return " (\"\(text.excerptForMessage(32).escapedForMessage)\")"
+    }
+
+    /// The one kind a typed mapping accepts, or a type mismatch naming what the value holds.
+    fileprivate static func expecting<T>(_ kind: String, from decoder: KeyedArchiveDecoder, reference: ArchiveReference,
+                                         _ extract: (ArchiveSpecialValue) -> T?) throws(ArchiveError) -> T {
+        let value = try read(reference, from: decoder, requested: "\(T.self)")
+        if let wanted = extract(value) { return wanted }
+        let uid = try decoder.session.index(reference)
+        throw decoder.session.error(.typeMismatch, "expected an NSValue holding \(kind), found one holding \(value.structureName) (NS.special \(value.specialCode))", uid: uid)
+    }
+}
+
+extension ArchivePoint: ArchiveObjectCodable {
+    public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+        try ArchiveSpecialValue.point(self).archiveReference(in: encoder)
+    }
+
+    public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> ArchivePoint {
+        try ArchiveSpecialValue.expecting("a point", from: decoder, reference: reference) { if case .point(let value) = $0 { value } else { nil } }
+    }
+}
+
+extension ArchiveSize: ArchiveObjectCodable {
+    public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+        try ArchiveSpecialValue.size(self).archiveReference(in: encoder)
+    }
+
+    public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> ArchiveSize {
+        try ArchiveSpecialValue.expecting("a size", from: decoder, reference: reference) { if case .size(let value) = $0 { value } else { nil } }
+    }
+}
+
+extension ArchiveRect: ArchiveObjectCodable {
+    public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+        try ArchiveSpecialValue.rect(self).archiveReference(in: encoder)
+    }
+
+    public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> ArchiveRect {
+        try ArchiveSpecialValue.expecting("a rect", from: decoder, reference: reference) { if case .rect(let value) = $0 { value } else { nil } }
+    }
+}
+
+extension ArchiveRange: ArchiveObjectCodable {
+    public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+        try ArchiveSpecialValue.range(self).archiveReference(in: encoder)
+    }
+
+    public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> ArchiveRange {
+        try ArchiveSpecialValue.expecting("a range", from: decoder, reference: reference) { if case .range(let value) = $0 { value } else { nil } }
+    }
+}
+
+extension ArchiveEdgeInsets: ArchiveObjectCodable {
+    public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+        try ArchiveSpecialValue.edgeInsets(self).archiveReference(in: encoder)
+    }
+
+    public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> ArchiveEdgeInsets {
+        try ArchiveSpecialValue.expecting("edge insets", from: decoder, reference: reference) { if case .edgeInsets(let value) = $0 { value } else { nil } }
+    }
+}
