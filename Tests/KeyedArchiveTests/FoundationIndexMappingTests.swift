@@ -11,10 +11,6 @@ import Testing
 @Suite struct FoundationIndexMappingTests {
     static let folder = "corelibs-foundation/macos-10.14/"
 
-    static func decode<T: ArchiveObjectDecodable>(_ type: T.Type, _ bytes: [UInt8], registry: ArchiveRegistry = ArchiveRegistry()) throws -> T {
-        try KeyedUnarchiver.unarchive(T.self, from: bytes, registry: registry)
-    }
-
     static func archive<T: ArchiveObjectEncodable>(_ value: T, options: ArchiveWritingOptions = .appleFaithful, format: ArchiveFormat = .binary) throws -> [UInt8] {
         let archiver = KeyedArchiver(registry: ArchiveRegistry(), options: options)
         try archiver.encode(value)
@@ -46,18 +42,18 @@ import Testing
     @Test(.enabled(if: ArchiveFixtures.isCorpusAvailable, Comment(rawValue: ArchiveFixtures.skipMessage)))
     func appleArchivesDecodeToTheirValues() throws {
         for (name, expected) in Self.indexPaths {
-            #expect(try Self.decode(IndexPath.self, ArchiveFixtures.bytes(Self.folder + name + ".archive")) == expected, "\(name)")
+            #expect(try FoundationDecoding.decode(IndexPath.self, ArchiveFixtures.bytes(Self.folder + name + ".archive")) == expected, "\(name)")
         }
         for (name, expected) in Self.indexSets {
-            let decoded = try Self.decode(ArchiveIndexSet.self, ArchiveFixtures.bytes(Self.folder + name + ".archive"))
+            let decoded = try FoundationDecoding.decode(ArchiveIndexSet.self, ArchiveFixtures.bytes(Self.folder + name + ".archive"))
             #expect(decoded == expected && decoded.archivesAsMutable == expected.archivesAsMutable, "\(name)")
         }
-        #expect(try Self.decode(ArchiveIndexSet.self, ArchiveFixtures.bytes(Self.folder + "NSIndexSet-ManyRanges.archive")).count == 200)
+        #expect(try FoundationDecoding.decode(ArchiveIndexSet.self, ArchiveFixtures.bytes(Self.folder + "NSIndexSet-ManyRanges.archive")).count == 200)
         for (name, expected) in Self.orderedSets {
-            let decoded = try Self.decode(ArchiveOrderedSet<Int>.self, ArchiveFixtures.bytes(Self.folder + name + ".archive"))
+            let decoded = try FoundationDecoding.decode(ArchiveOrderedSet<Int>.self, ArchiveFixtures.bytes(Self.folder + name + ".archive"))
             #expect(decoded == expected && decoded.archivesAsMutable == expected.archivesAsMutable, "\(name)")
         }
-        let darwin = try Self.decode(ArchiveOrderedSet<String>.self, ArchiveFixtures.bytes("corelibs-foundation/unarchiver/NSKeyedUnarchiver-OrderedSetTest.plist"))
+        let darwin = try FoundationDecoding.decode(ArchiveOrderedSet<String>.self, ArchiveFixtures.bytes("corelibs-foundation/unarchiver/NSKeyedUnarchiver-OrderedSetTest.plist"))
         #expect(darwin.elements == ["valgeir", "nico", "puzzle"])
     }
 
@@ -110,13 +106,13 @@ import Testing
                 try archiver.encode(ArchiveGenericObject(classes: descriptor.classes, fields: fields))
                 let alone = try archiver.finish()
                 if descriptor.name == "NSIndexPath" {
-                    let ours = try Self.decode(IndexPath.self, alone)
+                    let ours = try FoundationDecoding.decode(IndexPath.self, alone)
                     let foundation = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSIndexPath.self, from: Data(alone))
                     #expect(foundation.map { $0 as IndexPath } == ours, "\(entry) #\(uid)")
                     paths += 1
                     if ours.count > 1 { packedPaths += 1 }
                 } else {
-                    let ours = try Self.decode(ArchiveIndexSet.self, alone)
+                    let ours = try FoundationDecoding.decode(ArchiveIndexSet.self, alone)
                     let foundation = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSIndexSet.self, from: Data(alone))
                     #expect(foundation.map { Array($0 as IndexSet) } == Array(ours), "\(entry) #\(uid)")
                     #expect(ours.archivesAsMutable == (descriptor.name == "NSMutableIndexSet"))
@@ -134,13 +130,13 @@ import Testing
         let sets = [ArchiveIndexSet(integers: [0, 1, 2, 5, 7, 8, Int.max - 1]), ArchiveIndexSet(ranges: [3..<4], archivesAsMutable: true)]
         for format in [ArchiveFormat.binary, .xml] {
             let options = ArchiveWritingOptions.default
-            for path in paths { #expect(try Self.decode(IndexPath.self, Self.archive(path, options: options, format: format)) == path) }
+            for path in paths { #expect(try FoundationDecoding.decode(IndexPath.self, Self.archive(path, options: options, format: format)) == path) }
             for set in sets {
-                let decoded = try Self.decode(ArchiveIndexSet.self, Self.archive(set, options: options, format: format))
+                let decoded = try FoundationDecoding.decode(ArchiveIndexSet.self, Self.archive(set, options: options, format: format))
                 #expect(decoded == set && decoded.archivesAsMutable == set.archivesAsMutable)
             }
             let strings = ArchiveOrderedSet(["b", "a", "c"], archivesAsMutable: true)
-            let decoded = try Self.decode(ArchiveOrderedSet<String>.self, Self.archive(strings, options: options, format: format))
+            let decoded = try FoundationDecoding.decode(ArchiveOrderedSet<String>.self, Self.archive(strings, options: options, format: format))
             #expect(decoded.elements == ["b", "a", "c"] && decoded.archivesAsMutable)
         }
     }
@@ -232,17 +228,17 @@ import Testing
     @Test func weReadFoundationsArchives() throws {
         let path = IndexPath(indexes: [1, 300, 70_000])
         let pathBytes = try NSKeyedArchiver.archivedData(withRootObject: path as NSIndexPath, requiringSecureCoding: true)
-        #expect(try Self.decode(IndexPath.self, [UInt8](pathBytes)) == path)
+        #expect(try FoundationDecoding.decode(IndexPath.self, [UInt8](pathBytes)) == path)
         var indexes = IndexSet(integersIn: 3..<9)
         indexes.insert(integersIn: 20..<21)
         indexes.insert(1 << 40)
         let setBytes = try NSKeyedArchiver.archivedData(withRootObject: NSMutableIndexSet(indexSet: indexes), requiringSecureCoding: true)
-        let decoded = try Self.decode(ArchiveIndexSet.self, [UInt8](setBytes))
+        let decoded = try FoundationDecoding.decode(ArchiveIndexSet.self, [UInt8](setBytes))
         #expect(decoded.ranges == indexes.rangeView.map { $0 })
         #expect(decoded.archivesAsMutable)
         let ordered = NSOrderedSet(array: ["one", "two", "three"])
         let orderedBytes = try NSKeyedArchiver.archivedData(withRootObject: ordered, requiringSecureCoding: true)
-        #expect(try Self.decode(ArchiveOrderedSet<String>.self, [UInt8](orderedBytes)).elements == ["one", "two", "three"])
+        #expect(try FoundationDecoding.decode(ArchiveOrderedSet<String>.self, [UInt8](orderedBytes)).elements == ["one", "two", "three"])
     }
 
     // MARK: Refusals
@@ -255,17 +251,6 @@ import Testing
 
     static func packedData(_ bytes: [UInt8]) -> ArchiveGenericObject.Field {
         .object(ArchiveGenericObject(classes: ["NSMutableData", "NSData", "NSObject"], fields: [("NS.data", .inline(.data(bytes)))]))
-    }
-
-    static func refusal<T: ArchiveObjectDecodable>(_ type: T.Type, _ bytes: [UInt8]) -> ArchiveError? {
-        do {
-            _ = try decode(T.self, bytes)
-            return nil
-        } catch let error as ArchiveError {
-            return error
-        } catch {
-            return nil
-        }
     }
 
     @Test func lyingCountsAndBadNumbersAreNamed() throws {
@@ -291,7 +276,7 @@ import Testing
             (ArchiveIndexSet.self, try Self.hostile(setClasses, [("NSRangeCount", int(-3))]), "NSRangeCount is -3", "root.NSRangeCount"),
         ]
         for (type, bytes, message, keyPath) in cases {
-            let error = Self.refusal(type, bytes)
+            let error = FoundationDecoding.refusal(type, bytes)
             #expect(error?.code == .valueOutOfRange, "\(message): \(String(describing: error))")
             #expect(error?.message.contains(message) == true, "\(message): \(String(describing: error))")
             #expect(error?.keyPath.description == keyPath, "\(message): \(String(describing: error?.keyPath))")
@@ -306,7 +291,7 @@ import Testing
         let packed: [UInt8] = [100, 5, 0, 10, 5, 3, 104, 10]
         let int = { (value: Int64) in ArchiveGenericObject.Field.inline(.integer(PropertyListInteger(value))) }
         let bytes = try Self.hostile(["NSIndexSet", "NSObject"], [("NSRangeCount", int(4)), ("NSRangeData", Self.packedData(packed))])
-        let decoded = try Self.decode(ArchiveIndexSet.self, bytes)
+        let decoded = try FoundationDecoding.decode(ArchiveIndexSet.self, bytes)
         #expect(decoded.ranges == [0..<10, 100..<114])
         // Foundation on Linux reads the same integers, but keeps the four ranges as stored
         // (its rangeView lists them unmerged and unsorted): compared as integers.
@@ -315,10 +300,10 @@ import Testing
         #expect(foundationIntegers == Set(decoded.ranges.flatMap { Array($0) }))
         // The packed bytes may also be stored inline; an absent count is 0, as decodeInteger reads it.
         let inline = try Self.hostile(["NSIndexSet", "NSObject"], [("NSRangeCount", int(4)), ("NSRangeData", .inline(.data(packed)))])
-        #expect(try Self.decode(ArchiveIndexSet.self, inline).ranges == [0..<10, 100..<114])
-        #expect(try Self.decode(ArchiveIndexSet.self, Self.hostile(["NSIndexSet", "NSObject"], [])).isEmpty)
+        #expect(try FoundationDecoding.decode(ArchiveIndexSet.self, inline).ranges == [0..<10, 100..<114])
+        #expect(try FoundationDecoding.decode(ArchiveIndexSet.self, Self.hostile(["NSIndexSet", "NSObject"], [])).isEmpty)
         let inlinePath = try Self.hostile(["NSIndexPath", "NSObject"], [("NSIndexPathLength", int(3)), ("NSIndexPathData", .inline(.data([3, 0x80, 0x01, 7])))])
-        #expect(try Self.decode(IndexPath.self, inlinePath) == IndexPath(indexes: [3, 128, 7]))
+        #expect(try FoundationDecoding.decode(IndexPath.self, inlinePath) == IndexPath(indexes: [3, 128, 7]))
     }
 
     @Test func orderedSetsKeepTheFirstOfRepeatedElements() throws {
@@ -328,7 +313,7 @@ import Testing
         let bytes = try Self.hostile(["NSOrderedSet", "NSObject"], [("NS.object.0", .object("a")), ("NS.object.1", .object("b")),
                                                                    ("NS.object.2", .object("a")), ("NS.object.3", .object("c")),
                                                                    ("NS.object.5", .object("after a gap"))])
-        #expect(try Self.decode(ArchiveOrderedSet<String>.self, bytes).elements == ["a", "b", "c"])
+        #expect(try FoundationDecoding.decode(ArchiveOrderedSet<String>.self, bytes).elements == ["a", "b", "c"])
         let foundation = try NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSOrderedSet.self, NSString.self], from: Data(bytes)) as? NSOrderedSet
         #expect(foundation?.array as? [String] == ["a", "b", "a", "c"])
     }
@@ -356,9 +341,9 @@ import Testing
     @Test func onlyTheMappedNamesAreAdmitted() throws {
         // An NSIndexSet asked for as an IndexPath, and an index set's names without the mapping.
         let set = try Self.archive(ArchiveIndexSet(ranges: [1..<3]))
-        #expect(Self.refusal(IndexPath.self, set)?.code == .classNotAllowed)
+        #expect(FoundationDecoding.refusal(IndexPath.self, set)?.code == .classNotAllowed)
         let narrow = ArchiveRegistry(foundationClasses: [.array, .string])
-        #expect(throws: ArchiveError.self) { try Self.decode(ArchiveIndexSet.self, set, registry: narrow) }
-        #expect(Self.refusal([Int].self, set)?.code == .classNotAllowed)
+        #expect(throws: ArchiveError.self) { try FoundationDecoding.decode(ArchiveIndexSet.self, set, registry: narrow) }
+        #expect(FoundationDecoding.refusal([Int].self, set)?.code == .classNotAllowed)
     }
 }

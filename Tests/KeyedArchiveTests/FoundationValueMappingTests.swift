@@ -13,10 +13,6 @@ import Testing
     static let folder = "corelibs-foundation/unarchiver/"
     static let valueClasses = ["NSValue", "NSObject"]
 
-    static func decode<T: ArchiveObjectDecodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
-        try KeyedUnarchiver.unarchive(T.self, from: bytes, registry: ArchiveRegistry())
-    }
-
     static func archive<T: ArchiveObjectEncodable>(_ value: T, format: ArchiveFormat = .binary) throws -> [UInt8] {
         let archiver = KeyedArchiver(registry: ArchiveRegistry(), options: .appleFaithful)
         try archiver.encode(value)
@@ -27,17 +23,6 @@ import Testing
         let archiver = KeyedArchiver(registry: ArchiveRegistry())
         try archiver.encode(ArchiveGenericObject(classes: valueClasses, fields: fields))
         return try archiver.finish()
-    }
-
-    static func refusal<T: ArchiveObjectDecodable>(_ type: T.Type, _ bytes: [UInt8]) -> ArchiveError? {
-        do {
-            _ = try decode(T.self, bytes)
-            return nil
-        } catch let error as ArchiveError {
-            return error
-        } catch {
-            return nil
-        }
     }
 
     static func integer(_ value: Int64) -> ArchiveGenericObject.Field { .inline(.integer(PropertyListInteger(value))) }
@@ -54,21 +39,21 @@ import Testing
     @Test(.enabled(if: ArchiveFixtures.isCorpusAvailable, Comment(rawValue: ArchiveFixtures.skipMessage)))
     func appleArchivesDecodeToTheirValues() throws {
         for (name, expected) in Self.darwinValues {
-            #expect(try Self.decode(ArchiveSpecialValue.self, ArchiveFixtures.bytes(Self.folder + name + ".plist")) == expected, "\(name)")
+            #expect(try FoundationDecoding.decode(ArchiveSpecialValue.self, ArchiveFixtures.bytes(Self.folder + name + ".plist")) == expected, "\(name)")
         }
-        #expect(try Self.decode(ArchiveRect.self, ArchiveFixtures.bytes(Self.folder + "NSKeyedUnarchiver-RectTest.plist")) == ArchiveRect(x: 400, y: 300, width: 200, height: 300))
-        #expect(try Self.decode(ArchiveRange.self, ArchiveFixtures.bytes(Self.folder + "NSKeyedUnarchiver-RangeTest.plist")) == ArchiveRange(location: 97345, length: 98345))
-        #expect(try Self.decode(ArchiveEdgeInsets.self, ArchiveFixtures.bytes(Self.folder + "NSKeyedUnarchiver-EdgeInsetsTest.plist")) == ArchiveEdgeInsets(top: 1, left: 2, bottom: 3, right: 4))
+        #expect(try FoundationDecoding.decode(ArchiveRect.self, ArchiveFixtures.bytes(Self.folder + "NSKeyedUnarchiver-RectTest.plist")) == ArchiveRect(x: 400, y: 300, width: 200, height: 300))
+        #expect(try FoundationDecoding.decode(ArchiveRange.self, ArchiveFixtures.bytes(Self.folder + "NSKeyedUnarchiver-RangeTest.plist")) == ArchiveRange(location: 97345, length: 98345))
+        #expect(try FoundationDecoding.decode(ArchiveEdgeInsets.self, ArchiveFixtures.bytes(Self.folder + "NSKeyedUnarchiver-EdgeInsetsTest.plist")) == ArchiveEdgeInsets(top: 1, left: 2, bottom: 3, right: 4))
 
         // An NSValue archived by its Objective-C type ("[3i]", three Int32s) has no mapping.
-        let concrete = Self.refusal(ArchiveSpecialValue.self, try ArchiveFixtures.bytes(Self.folder + "NSKeyedUnarchiver-ConcreteValueTest.plist"))
+        let concrete = FoundationDecoding.refusal(ArchiveSpecialValue.self, try ArchiveFixtures.bytes(Self.folder + "NSKeyedUnarchiver-ConcreteValueTest.plist"))
         #expect(concrete?.code == .typeMismatch)
         #expect(concrete?.keyPath.description == "root.NS.special")
         #expect(concrete?.message.contains("(\"[3i]\")") == true, "\(String(describing: concrete))")
 
         // The rect inside an iOS device payload (go-ios), 17 significant digits per number.
         let payload = try ArchiveGraph(bytes: ArchiveFixtures.bytes("go-ios/device-captured/nsvalue.bin.plist"))
-        let rects = try Self.specialValues(in: payload).map { try Self.decode(ArchiveSpecialValue.self, $0.alone) }
+        let rects = try Self.specialValues(in: payload).map { try FoundationDecoding.decode(ArchiveSpecialValue.self, $0.alone) }
         #expect(rects == [.rect(ArchiveRect(x: 146.33333333333337, y: 728.33333333333337, width: 135.66666666666663, height: 69.666666666666629))])
     }
 
@@ -144,7 +129,7 @@ import Testing
         for entry in ArchiveFixtures.entries {
             guard let graph = try? ArchiveGraph(bytes: ArchiveFixtures.bytes(entry)) else { continue }
             for found in try Self.specialValues(in: graph) {
-                let ours = try Self.decode(ArchiveSpecialValue.self, found.alone)
+                let ours = try FoundationDecoding.decode(ArchiveSpecialValue.self, found.alone)
                 let foundation = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSValue.self, from: Data(found.alone))
                 counts[ours.specialCode, default: 0] += 1
                 switch ours {
@@ -198,7 +183,7 @@ import Testing
                 #expect(read == Self.foundationValue(sample), "\(sample) \(format)")
             }
             let theirs = try NSKeyedArchiver.archivedData(withRootObject: Self.foundationValue(sample), requiringSecureCoding: true)
-            #expect(try Self.decode(ArchiveSpecialValue.self, [UInt8](theirs)) == sample, "\(sample)")
+            #expect(try FoundationDecoding.decode(ArchiveSpecialValue.self, [UInt8](theirs)) == sample, "\(sample)")
         }
     }
 
@@ -245,7 +230,7 @@ import Testing
             #expect(try KeyedUnarchiver.unarchive(Layout.self, from: bytes, registry: registry) == layout, "\(format)")
         }
         // NaN survives as NaN (compared apart from Equatable, which NaN defeats).
-        let nan = try Self.decode(ArchivePoint.self, Self.archive(ArchivePoint(x: .nan, y: 1)))
+        let nan = try FoundationDecoding.decode(ArchivePoint.self, Self.archive(ArchivePoint(x: .nan, y: 1)))
         #expect(nan.x.isNaN && nan.y == 1)
     }
 
@@ -311,16 +296,16 @@ import Testing
              .typeMismatch, "expected an NSValue holding a rect, found one holding a size (NS.special 2)", "root"),
         ]
         for (type, bytes, code, message, keyPath) in cases {
-            let error = Self.refusal(type, bytes)
+            let error = FoundationDecoding.refusal(type, bytes)
             #expect(error?.code == code, "\(message): \(String(describing: error))")
             #expect(error?.message.contains(message) == true, "\(message): \(String(describing: error))")
             #expect(error?.keyPath.description == keyPath, "\(message): \(String(describing: error?.keyPath))")
             #expect(error?.uid?.value == 1, "\(message): \(String(describing: error))")
         }
         // Not an NSValue at all, and an NSValue where something else was asked for.
-        let notAValue = Self.refusal(ArchiveRect.self, try Self.archive(ArchiveIndexSet()))
+        let notAValue = FoundationDecoding.refusal(ArchiveRect.self, try Self.archive(ArchiveIndexSet()))
         #expect(notAValue?.code == .typeMismatch || notAValue?.code == .classNotAllowed, "\(String(describing: notAValue))")
-        let valueAsIndexSet = Self.refusal(ArchiveIndexSet.self, try Self.archive(ArchiveRect(x: 1, y: 2, width: 3, height: 4)))
+        let valueAsIndexSet = FoundationDecoding.refusal(ArchiveIndexSet.self, try Self.archive(ArchiveRect(x: 1, y: 2, width: 3, height: 4)))
         #expect(valueAsIndexSet?.classChain == ["NSValue", "NSObject"], "\(String(describing: valueAsIndexSet))")
         // A registry without NSValue refuses it by name, before reading it.
         let narrow = ArchiveRegistry(foundationClasses: [.array])
@@ -335,7 +320,7 @@ import Testing
         let archiver = KeyedArchiver(registry: ArchiveRegistry())
         try archiver.encode(ArchiveArray(Array(repeating: value as any ArchiveObjectEncodable, count: 50_000)))
         let bytes = try archiver.finish()
-        let points = try Self.decode([ArchivePoint].self, bytes)
+        let points = try FoundationDecoding.decode([ArchivePoint].self, bytes)
         #expect(points.count == 50_000 && points.allSatisfy { $0 == ArchivePoint(x: 1, y: 2) })
     }
 }
