@@ -14,7 +14,7 @@ struct DumpCommand: ToolCommand {
     }
 
     func run() throws -> Int32 {
-        try printRendering(of: path) { bytes throws(ArchiveError) in try ArchiveDumper.dump(bytes) }
+        try printRendering(of: path) { bytes, output throws(ArchiveError) in try ArchiveDumper.dump(bytes, output: output) }
     }
 }
 
@@ -29,15 +29,16 @@ struct JSONCommand: ToolCommand {
     }
 
     func run() throws -> Int32 {
-        try printRendering(of: path) { bytes throws(ArchiveError) in try ArchiveJSONRenderer.render(bytes) }
+        try printRendering(of: path) { bytes, output throws(ArchiveError) in try ArchiveJSONRenderer.render(bytes, output: output) }
     }
 }
 
-/// Reads FILE, renders it, prints the text; a fault becomes the one-line report.
-func printRendering(of path: String, _ render: ([UInt8]) throws(ArchiveError) -> String) throws(InputError) -> Int32 {
+/// Reads FILE and prints its rendering as it is made (memory stays the graph's, whatever the
+/// length of the text); a fault becomes the one-line report.
+func printRendering(of path: String, _ render: ([UInt8], (ArraySlice<UInt8>) -> Void) throws(ArchiveError) -> Void) throws(InputError) -> Int32 {
     let bytes = try readInput(path)
     do {
-        writeStandardOutput(Array(try render(bytes).utf8))
+        try render(bytes) { chunk in writeStandardOutput(chunk) }
     } catch {
         throw InputError(message: "\(path): \(error)")
     }

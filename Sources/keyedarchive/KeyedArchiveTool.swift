@@ -86,23 +86,72 @@ func writeStandardOutput(_ bytes: [UInt8]) {
     FileHandle.standardOutput.write(Data(bytes))
 }
 
+func writeStandardOutput(_ bytes: ArraySlice<UInt8>) {
+    FileHandle.standardOutput.write(Data(bytes))
+}
+
 func writeStandardError(_ text: String) {
     FileHandle.standardError.write(Data(text.utf8))
 }
 
-/// Reads a whole file, or standard input for "-".
+/// The most bytes the tool reads from one input: 1 GiB, far beyond any property list we know
+/// of, and short of what a stream without end (`/dev/zero`, a pipe) would cost.
+let maximumInputByteCount = 1 << 30
+
+/// Reads a whole file, or standard input for "-", in chunks: an input that starts with
+/// neither a bplist00 header nor XML is refused after its first chunk, and one longer than
+/// ``maximumInputByteCount`` once it passes it.
 func readInput(_ path: String) throws(InputError) -> [UInt8] {
+    let handle: FileHandle
     if path == "-" {
-        return [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+        handle = FileHandle.standardInput
+    } else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw InputError(message: "\(path): cannot read: no such file")
+        }
+        if isDirectory.boolValue {
+            throw InputError(message: "\(path): is a directory, not a file")
+        }
+        guard let opened = FileHandle(forReadingAtPath: path) else {
+            throw InputError(message: "\(path): cannot read: permission denied or not a readable file")
+        }
+        handle = opened
     }
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-        throw InputError(message: "\(path): is a directory, not a file")
+    defer { if path != "-" { try? handle.close() } }
+    var bytes: [UInt8] = []
+    let chunkSize = 1 << 20
+    while true {
+        let chunk: Data?
+        do {
+            chunk = try handle.read(upToCount: chunkSize)
+        } catch {
+            throw InputError(message: "\(path): cannot read: \((error as NSError).localizedDescription)")
+        }
+        guard let chunk, !chunk.isEmpty else { break }
+        guard bytes.count + chunk.count <= maximumInputByteCount else {
+            throw InputError(message: "\(path): input is longer than \(maximumInputByteCount) bytes, the most this tool reads")
+        }
+        let isFirst = bytes.isEmpty
+        bytes.append(contentsOf: chunk)
+        if isFirst, let fault = notAPropertyList(bytes) {
+            throw InputError(message: "\(path): \(fault)")
+        }
     }
+    return bytes
+}
+
+/// The codec's own refusal of `prefix`, the first bytes read, when they already show the input
+/// is neither format (white space alone does not: XML may follow).
+private func notAPropertyList(_ prefix: [UInt8]) -> PropertyListError? {
+    let isWhitespace = prefix.allSatisfy { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+    let format = prefix.withUnsafeBytes { PropertyListCodec.detectFormat($0) }
+    guard format == nil, !isWhitespace, prefix.count >= 8 else { return nil }
     do {
-        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        _ = try PropertyListCodec.readFile(prefix)
+        return nil
     } catch {
-        throw InputError(message: "\(path): cannot read: \((error as NSError).localizedDescription)")
+        return error
     }
 }
 

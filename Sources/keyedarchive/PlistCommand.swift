@@ -19,7 +19,7 @@ struct PlistCommand: ToolCommand {
             case .binary(let document): value = try document.value()
             case .xml(let document): value = document.value
             }
-            writeStandardOutput(try PropertyListJSONRenderer.render(value))
+            try PropertyListJSONRenderer.render(value) { chunk in writeStandardOutput(chunk) }
         } catch {
             throw InputError(message: "\(path): \(error)")
         }

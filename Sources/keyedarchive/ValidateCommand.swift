@@ -67,19 +67,24 @@ struct ValidateCommand: ToolCommand {
         }
         writeStandardOutput(Array(text.utf8))
         var verdict = "keyedarchive validate: \(oneLine(path)): \(report.refusalCount) of \(report.checkedObjectCount) reachable objects refused"
-        // One --allow to copy for all the refused classes listed — offered only when every name
-        // is a plain class name, which a shell takes as it is (an archive's names are its
-        // author's choice).
+        // One --allow to copy for every refused class (by `$classname`, which the allowlist
+        // checks, including classes past the refusals listed) — offered only when every name is
+        // a plain class name, which a shell takes as it is (an archive's names are its author's
+        // choice), and when the line stays short enough to read.
         var admitted = allowedNames
-        for refusal in report.refusals {
-            if let name = refusal.classChain.first, !admitted.contains(name) { admitted.append(name) }
-        }
-        if admitted.count > allowedNames.count, admitted.allSatisfy(Self.isPlainClassName) {
-            verdict += "; to admit every refused class listed: --allow \(admitted.joined(separator: ","))"
+        for name in report.refusedClassNames where !admitted.contains(name) { admitted.append(name) }
+        let added = admitted.count - allowedNames.count
+        if added > 0, added <= Self.maximumSuggestedClasses, admitted.allSatisfy(Self.isPlainClassName) {
+            verdict += "; to admit every refused class: --allow \(admitted.joined(separator: ","))"
+        } else if added > Self.maximumSuggestedClasses {
+            verdict += "; \(added) distinct classes refused (too many to suggest one --allow)"
         }
         writeStandardError(verdict + "\n")
         return ExitStatus.failure
     }
+
+    /// Most classes one suggested `--allow` line names.
+    static let maximumSuggestedClasses = 100
 
     /// ASCII letters, digits, `_` and `.`: what Objective-C and module-qualified Swift class
     /// names use, and nothing a shell would read otherwise.

@@ -78,7 +78,7 @@ import Testing
         #expect(refused.error.split(separator: "\n").count == 1)
         #expect(refused.error.contains("reachable objects refused"))
         // One --allow for them all, the given names first; spaces after the commas are fine.
-        #expect(refused.error.hasSuffix("; to admit every refused class listed: --allow Pilot,Airplane,PoweredAirplane,NSArray,NSDictionary,NSDate,Glider\n"), "\(refused.error)")
+        #expect(refused.error.hasSuffix("; to admit every refused class: --allow Pilot,Airplane,PoweredAirplane,NSArray,NSDictionary,NSDate,Glider\n"), "\(refused.error)")
         let spaced = try Self.run(["validate", fleet, "--allow", "Pilot, Airplane , Glider,PoweredAirplane,NSArray,NSDictionary,NSDate"])
         #expect(spaced.status == 0, "\(spaced.error)")
 
@@ -136,6 +136,92 @@ import Testing
         for line in lines {
             #expect(rawControls(in: String(line)).isEmpty, "\(line.debugDescription)", sourceLocation: sourceLocation)
         }
+    }
+
+    /// The trial's findings: `dump - </dev/zero` read 5.5 GB before it was killed, and
+    /// `plist /dev/zero` said "permission". An input whose first bytes are neither format is
+    /// refused after its first chunk, whatever follows; a missing file is named as missing.
+    @Test func endlessOrMissingInputsAreRefusedEarly() throws {
+        for command in ["plist", "dump", "json", "convert"] {
+            var arguments = [command, "/dev/zero"]
+            if command == "convert" { arguments += ["--to", "xml"] }
+            let run = try Self.run(arguments)
+            #expect(run.status == 1, "\(command)")
+            #expect(run.error.contains("unknownFormat at byte offset 0"), "\(command): \(run.error)")
+        }
+        let zeros = try Self.run(["dump", "-"], input: Data(count: 200_000))
+        #expect(zeros.status == 1 && zeros.error.contains("unknownFormat"), "\(zeros.error)")
+        let missing = try Self.run(["plist", "/nonexistent/file.plist"])
+        #expect(missing.status == 1 && missing.error.contains("no such file"), "\(missing.error)")
+        // White space alone decides nothing yet: XML may follow it.
+        let spaced = try Self.run(["plist", "-"], input: Data(String(repeating: " ", count: 2_000_000).utf8) + Data("<plist><true/></plist>".utf8))
+        #expect(spaced.status == 0, "\(spaced.error)")
+        #expect(String(decoding: spaced.output, as: UTF8.self) == "true\n")
+    }
+
+    /// An XML archive from `$objects` entries written as XML (index 0, `$null`, is added).
+    static func xmlArchive(_ objects: [String]) -> Data {
+        Data(("<plist version=\"1.0\"><dict><key>$archiver</key><string>NSKeyedArchiver</string>"
+            + "<key>$version</key><integer>100000</integer>"
+            + "<key>$top</key><dict><key>root</key><dict><key>CF$UID</key><integer>1</integer></dict></dict>"
+            + "<key>$objects</key><array><string>$null</string>" + objects.joined() + "</array></dict></plist>").utf8)
+    }
+
+    static func uid(_ value: Int) -> String { "<dict><key>CF$UID</key><integer>\(value)</integer></dict>" }
+
+    static func classDictionary(_ name: String, chain: [String]) -> String {
+        "<dict><key>$classname</key><string>\(name)</string><key>$classes</key><array>"
+            + chain.map { "<string>\($0)</string>" }.joined() + "</array></dict>"
+    }
+
+    /// The trial's finding: a chain of 5,000 objects with 100-character keys made each refusal
+    /// print a half-megabyte key path. The path keeps its ends and counts what it leaves out.
+    @Test func validateShortensDeepKeyPaths() throws {
+        let depth = 5_000, key = String(repeating: "k", count: 100)
+        // Objects 1…depth form the chain (class at depth+2), depth+1 is the refused leaf (class at depth+3).
+        var objects: [String] = []
+        for index in 1...depth {
+            objects.append("<dict><key>$class</key>\(Self.uid(depth + 2))<key>\(key)</key>\(Self.uid(index + 1))</dict>")
+        }
+        objects.append("<dict><key>$class</key>\(Self.uid(depth + 3))</dict>")
+        objects.append(Self.classDictionary("Link", chain: ["Link", "NSObject"]))
+        objects.append(Self.classDictionary("Leaf", chain: ["Leaf", "NSObject"]))
+        let run = try Self.run(["validate", "-", "--allow", "Link"], input: Self.xmlArchive(objects))
+        #expect(run.status == 1)
+        let output = String(decoding: run.output, as: UTF8.self)
+        #expect(output.utf8.count < 5_000, "\(output.utf8.count) bytes")
+        #expect(output.contains("at root.\(key).") && output.contains(".….(\(depth - 31) more).….\(key)"), "\(output.prefix(600))")
+        #expect(run.error.hasSuffix("; to admit every refused class: --allow Link,Leaf\n"), "\(run.error)")
+    }
+
+    /// The trial's findings on the suggested --allow: it named `$classes[0]` where the allowlist
+    /// checks `$classname`, offered nothing for an empty `$classes`, and left out the classes of
+    /// refusals past the 1,000 listed.
+    @Test func validateSuggestsEveryRefusedClassName() throws {
+        // 1: an NSArray of 1,100 objects: 1,050 of class B, 49 of class C, one whose
+        // `$classname` is Evil but whose `$classes` starts with NSString, and one with no `$classes`.
+        let count = 1_100
+        let arrayClass = count + 2, bClass = count + 3, cClass = count + 4, evilClass = count + 5, bareClass = count + 6
+        var elements: [String] = []
+        var objects = ["<dict><key>$class</key>\(Self.uid(arrayClass))<key>NS.objects</key><array>"]
+        for index in 0..<count {
+            elements.append("<dict><key>$class</key>\(Self.uid(index < 1_050 ? bClass : index < 1_098 ? cClass : index == 1_098 ? evilClass : bareClass))</dict>")
+            objects[0] += Self.uid(index + 2)
+        }
+        objects[0] += "</array></dict>"
+        objects += elements
+        objects.append(Self.classDictionary("NSArray", chain: ["NSArray", "NSObject"]))
+        objects.append(Self.classDictionary("B", chain: ["B", "NSObject"]))
+        objects.append(Self.classDictionary("C", chain: ["C", "NSObject"]))
+        objects.append(Self.classDictionary("Evil", chain: ["NSString", "NSObject"]))
+        objects.append(Self.classDictionary("Bare", chain: []))
+        let run = try Self.run(["validate", "-", "--allow", "NSArray"], input: Self.xmlArchive(objects))
+        #expect(run.status == 1)
+        let output = String(decoding: run.output, as: UTF8.self)
+        #expect(output.hasSuffix("… and 100 more refusals\n"), "\(output.suffix(200))")
+        #expect(run.error.hasSuffix("; to admit every refused class: --allow NSArray,B,C,Evil,Bare\n"), "\(run.error)")
+        let admitted = try Self.run(["validate", "-", "--allow", "NSArray,B,C,Evil,Bare"], input: Self.xmlArchive(objects))
+        #expect(admitted.status == 0, "\(admitted.error)")
     }
 
     /// A class name with ESC sequences, a newline, U+2028, U+202E and a C1 CSI, as XML

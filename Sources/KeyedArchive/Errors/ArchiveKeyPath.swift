@@ -28,10 +28,14 @@ public struct ArchiveKeyPath: Hashable, Sendable, CustomStringConvertible {
     public func appending(index: Int) -> ArchiveKeyPath { appending(.index(index)) }
 
     /// The path as one line: keys come from the archive, so control characters, line
-    /// separators and bidirectional controls in them are escaped (`root\nx`, `a\u202eb`).
+    /// separators and bidirectional controls in them are escaped (`root\nx`, `a\u202eb`),
+    /// each cut to 128 characters. A path of more than 40 components shows its first 8 and
+    /// last 24 around a count of those left out (`root.next.….(19968 more).….next.leaf`): an
+    /// archive 20,000 objects deep must not make every message about it megabytes long.
+    /// ``components`` keeps the whole path.
     public var description: String {
         var text = ""
-        for component in components {
+        func add(_ component: Component) {
             switch component {
             case .key(let key):
                 if !text.isEmpty { text += "." }
@@ -40,6 +44,17 @@ public struct ArchiveKeyPath: Hashable, Sendable, CustomStringConvertible {
                 text += "[\(index)]"
             }
         }
+        guard components.count > Self.describedComponentLimit else {
+            for component in components { add(component) }
+            return text
+        }
+        for component in components.prefix(Self.describedLeadingComponents) { add(component) }
+        text += ".….(\(components.count - Self.describedLeadingComponents - Self.describedTrailingComponents) more).…"
+        for component in components.suffix(Self.describedTrailingComponents) { add(component) }
         return text
     }
+
+    static let describedComponentLimit = 40
+    static let describedLeadingComponents = 8
+    static let describedTrailingComponents = 24
 }

@@ -43,6 +43,10 @@ public struct ArchiveClassAllowlist: Hashable, Sendable {
         public let refusalCount: Int
         /// How many distinct objects were checked.
         public let checkedObjectCount: Int
+        /// The `$classname` of every object refused for its class, each once, in the order the
+        /// walk first met them — all of them, however many refusals ``refusals`` leaves out:
+        /// what an allowlist would have to add.
+        public let refusedClassNames: [String]
 
         /// Whether every reachable object was admitted.
         public var admitsEverything: Bool { refusalCount == 0 }
@@ -56,6 +60,8 @@ public struct ArchiveClassAllowlist: Hashable, Sendable {
         var refusals: [ArchiveError] = []
         var refusalCount = 0
         var checked = 0
+        var refusedNames: [String] = []
+        var refusedNameSet: Set<ArchiveExactKey> = []
 
         // Autoclosure: the error (and its key path, as long as the archive is deep) is built
         // only for refusals that are kept, so that a million refusals stay linear.
@@ -78,6 +84,7 @@ public struct ArchiveClassAllowlist: Hashable, Sendable {
             case .instance(let instance):
                 guard let descriptor = graph.classDescriptor(of: reference) else { break }
                 if !admits(className: descriptor.name) {
+                    if refusedNameSet.insert(ArchiveExactKey(descriptor.name)).inserted { refusedNames.append(descriptor.name) }
                     refuse(ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is not in the allowlist", keyPath: walk.path(to: node),
                                         uid: reference, classChain: descriptor.classes, remedy: "--allow \(descriptor.name.excerptForMessage(128))"))
                 }
@@ -99,7 +106,7 @@ public struct ArchiveClassAllowlist: Hashable, Sendable {
                 walk.pushValue(value, from: node)
             }
         }
-        return Report(refusals: refusals, refusalCount: refusalCount, checkedObjectCount: checked)
+        return Report(refusals: refusals, refusalCount: refusalCount, checkedObjectCount: checked, refusedClassNames: refusedNames)
     }
 
     private func checkPrimitive(_ kind: ArchivePrimitivePolicy, _ name: String, uid: Int, node: Int, walk: PathWalk, refuse: (@autoclosure () -> ArchiveError) -> Void) {

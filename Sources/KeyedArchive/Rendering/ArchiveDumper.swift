@@ -30,8 +30,33 @@ public enum ArchiveDumper {
         dump(graph, nodeBudget: .max) ?? ""
     }
 
+    /// The tree of an archive, handed to `output` in chunks of about 64 KiB as it is made, so
+    /// that memory stays the graph's whatever the size of the text (the command-line tool
+    /// prints this way).
+    /// - Throws: ``ArchiveError`` when the bytes are not a valid keyed archive, before any
+    ///   output; ``ArchiveError/Code/budgetExceeded`` past `maximumExpansionCount`, after the
+    ///   text made until then.
+    public static func dump(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
+        let graph = try ArchiveGraph(bytes: bytes, options: options)
+        let budget = options.maximumExpansionCount
+        let finished = withoutActuallyEscaping(output) { output in
+            var sink = DumpSink()
+            sink.out.output = output
+            defer { sink.out.flush() }
+            return render(graph, nodeBudget: budget, into: &sink)
+        }
+        guard finished else {
+            throw ArchiveError(.budgetExceeded, "rendering the graph would produce more than \(budget) nodes (maximumExpansionCount)")
+        }
+    }
+
     private static func dump(_ graph: ArchiveGraph, nodeBudget: Int) -> String? {
         var sink = DumpSink()
+        guard render(graph, nodeBudget: nodeBudget, into: &sink) else { return nil }
+        return String(decoding: sink.out.bytes, as: UTF8.self)
+    }
+
+    private static func render(_ graph: ArchiveGraph, nodeBudget: Int, into sink: inout DumpSink) -> Bool {
         sink.out.append("\(graph.archiver), version \(graph.version), \(graph.objects.count) objects\n")
         var classLines = RenderBuffer()
         var classCount = 0
@@ -67,13 +92,14 @@ public enum ArchiveDumper {
         sink.out.append("classes (\(classCount)):\n")
         sink.out.bytes.append(contentsOf: classLines.bytes)
         sink.out.append("top:\n")
-        guard ArchiveGraphWalker(graph: graph).walk(into: &sink, budget: nodeBudget) else { return nil }
-        return String(decoding: sink.out.bytes, as: UTF8.self)
+        return ArchiveGraphWalker(graph: graph).walk(into: &sink, budget: nodeBudget)
     }
 }
 
 private struct DumpSink: ArchiveWalkSink {
     var out = RenderBuffer()
+
+    mutating func stepFinished() { out.flushIfFull() }
     /// Bytes of data shown before the rest is elided.
     static let dataPreview = 32
 

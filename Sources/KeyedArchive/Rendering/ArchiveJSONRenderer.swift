@@ -37,8 +37,33 @@ public enum ArchiveJSONRenderer {
         render(graph, nodeBudget: .max) ?? ""
     }
 
+    /// JSON for an archive, handed to `output` in chunks of about 64 KiB as it is made, so that
+    /// memory stays the graph's whatever the size of the text (the command-line tool prints
+    /// this way).
+    /// - Throws: ``ArchiveError`` when the bytes are not a valid keyed archive, before any
+    ///   output; ``ArchiveError/Code/budgetExceeded`` past `maximumExpansionCount`, after the
+    ///   text made until then.
+    public static func render(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
+        let graph = try ArchiveGraph(bytes: bytes, options: options)
+        let budget = options.maximumExpansionCount
+        let finished = withoutActuallyEscaping(output) { output in
+            var sink = JSONSink()
+            sink.out.output = output
+            defer { sink.out.flush() }
+            return render(graph, nodeBudget: budget, into: &sink)
+        }
+        guard finished else {
+            throw ArchiveError(.budgetExceeded, "rendering the graph would produce more than \(budget) nodes (maximumExpansionCount)")
+        }
+    }
+
     private static func render(_ graph: ArchiveGraph, nodeBudget: Int) -> String? {
         var sink = JSONSink()
+        guard render(graph, nodeBudget: nodeBudget, into: &sink) else { return nil }
+        return String(decoding: sink.out.bytes, as: UTF8.self)
+    }
+
+    private static func render(_ graph: ArchiveGraph, nodeBudget: Int, into sink: inout JSONSink) -> Bool {
         sink.out.append("{\n  \"$archiver\": ")
         sink.out.appendJSONString(graph.archiver)
         sink.out.append(",\n  \"$version\": \(graph.version),\n  \"$classes\": {")
@@ -59,14 +84,16 @@ public enum ArchiveJSONRenderer {
         }
         sink.out.append(first ? "},\n  \"$top\": {" : "\n  },\n  \"$top\": {")
         sink.needsComma = [false]
-        guard ArchiveGraphWalker(graph: graph).walk(into: &sink, budget: nodeBudget) else { return nil }
+        guard ArchiveGraphWalker(graph: graph).walk(into: &sink, budget: nodeBudget) else { return false }
         sink.out.append(graph.top.isEmpty ? "}\n}\n" : "\n  }\n}\n")
-        return String(decoding: sink.out.bytes, as: UTF8.self)
+        return true
     }
 }
 
 private struct JSONSink: ArchiveWalkSink {
     var out = RenderBuffer()
+
+    mutating func stepFinished() { out.flushIfFull() }
     /// One flag per open JSON container: whether a member was already written in it.
     var needsComma: [Bool] = []
     /// Whether each open container is an instance (two closing braces: `fields` and the object).

@@ -3,6 +3,24 @@ import PropertyList
 /// A UTF-8 output buffer with the few formatting routines both renderers share.
 struct RenderBuffer {
     var bytes: [UInt8] = []
+    /// Where the text goes in chunks as it is made, when it is streamed; nil keeps it all in
+    /// `bytes`.
+    var output: ((ArraySlice<UInt8>) -> Void)?
+    static let chunkSize = 1 << 16
+
+    /// Hands a full chunk to `output`: a streamed rendering holds at most about one chunk.
+    mutating func flushIfFull() {
+        guard let output, bytes.count >= Self.chunkSize else { return }
+        output(bytes[...])
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Hands whatever is left to `output`.
+    mutating func flush() {
+        guard let output, !bytes.isEmpty else { return }
+        output(bytes[...])
+        bytes.removeAll(keepingCapacity: true)
+    }
 
     mutating func append(_ text: String) {
         bytes.append(contentsOf: text.utf8)

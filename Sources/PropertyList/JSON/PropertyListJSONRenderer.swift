@@ -5,14 +5,42 @@ public enum PropertyListJSONRenderer {
     /// these keys is wrapped in `{"$dict": …}` so the two can never be confused.
     static let tagKeys: Set<String> = ["$real", "$data", "$date", "$uid", "$dict"]
 
+    /// The longest text rendered by default: 1 GiB. The contract writes a value shared in a
+    /// binary file at every reference, so a small file can stand for a far larger text (a
+    /// thousand references to one megabyte string are a gigabyte of JSON).
+    public static let defaultMaximumByteCount = 1 << 30
+
     /// The JSON text, UTF-8, ending in a newline.
-    /// - Throws: ``PropertyListError/Code/depthLimitExceeded`` past `maximumDepth`, and
-    ///   ``PropertyListError/Code/unsupportedValue`` for a set (the contract has no set form).
-    public static func render(_ value: PropertyListValue, maximumDepth: Int = PropertyListReadingOptions.default.maximumDepth) throws(PropertyListError) -> [UInt8] {
-        var renderer = JSONTextBuilder(maximumDepth: maximumDepth)
+    /// - Throws: ``PropertyListError/Code/depthLimitExceeded`` past `maximumDepth`,
+    ///   ``PropertyListError/Code/unsupportedValue`` for a set (the contract has no set form),
+    ///   and ``PropertyListError/Code/sizeLimitExceeded`` once the text would be longer than
+    ///   `maximumByteCount`.
+    public static func render(_ value: PropertyListValue, maximumDepth: Int = PropertyListReadingOptions.default.maximumDepth,
+                              maximumByteCount: Int = defaultMaximumByteCount) throws(PropertyListError) -> [UInt8] {
+        var renderer = JSONTextBuilder(maximumDepth: maximumDepth, maximumByteCount: maximumByteCount)
         try renderer.append(value, depth: 0)
         renderer.out.append(0x0A)
         return renderer.out
+    }
+
+    /// The same text, handed to `output` in chunks of about 64 KiB as it is made: memory stays
+    /// small whatever the length of the text (the command-line tool prints this way). A fault
+    /// is thrown after the text made until then.
+    public static func render(_ value: PropertyListValue, maximumDepth: Int = PropertyListReadingOptions.default.maximumDepth,
+                              maximumByteCount: Int = defaultMaximumByteCount, output: (ArraySlice<UInt8>) -> Void) throws(PropertyListError) {
+        let result = withoutActuallyEscaping(output) { output -> Result<Void, PropertyListError> in
+            var renderer = JSONTextBuilder(maximumDepth: maximumDepth, maximumByteCount: maximumByteCount)
+            renderer.output = output
+            defer { renderer.flush() }
+            do throws(PropertyListError) {
+                try renderer.append(value, depth: 0)
+            } catch {
+                return .failure(error)
+            }
+            renderer.out.append(0x0A)
+            return .success(())
+        }
+        try result.get()
     }
 
     public static func renderString(_ value: PropertyListValue) throws(PropertyListError) -> String {
@@ -29,10 +57,39 @@ public enum PropertyListJSONRenderer {
 struct JSONTextBuilder {
     var out: [UInt8] = []
     let maximumDepth: Int
+    let maximumByteCount: Int
+    /// Where full chunks go when the text is streamed; nil keeps it all in `out`.
+    var output: ((ArraySlice<UInt8>) -> Void)?
+    /// Bytes already handed to `output`.
+    var written = 0
 
-    init(maximumDepth: Int) {
+    init(maximumDepth: Int, maximumByteCount: Int = PropertyListJSONRenderer.defaultMaximumByteCount) {
         self.maximumDepth = maximumDepth
+        self.maximumByteCount = maximumByteCount
         out.reserveCapacity(4096)
+    }
+
+    /// Refuses a text that would pass `maximumByteCount` once `more` bytes are added — checked
+    /// before a long string or data is written, and after every value.
+    func checkLength(adding more: Int) throws(PropertyListError) {
+        let (total, overflow) = (written &+ out.count).addingReportingOverflow(more)
+        guard !overflow, total <= maximumByteCount else {
+            throw PropertyListError(.sizeLimitExceeded, "the JSON text would be longer than \(maximumByteCount) bytes (a value shared in a binary file is written out at every reference)")
+        }
+    }
+
+    mutating func flushIfFull() {
+        guard let output, out.count >= 1 << 16 else { return }
+        output(out[...])
+        written &+= out.count
+        out.removeAll(keepingCapacity: true)
+    }
+
+    mutating func flush() {
+        guard let output, !out.isEmpty else { return }
+        output(out[...])
+        written &+= out.count
+        out.removeAll(keepingCapacity: true)
     }
 
     mutating func appendASCII(_ text: String) {
@@ -83,8 +140,16 @@ struct JSONTextBuilder {
     }
 
     mutating func append(_ value: PropertyListValue, depth: Int) throws(PropertyListError) {
+        try appendValue(value, depth: depth)
+        try checkLength(adding: 0)
+        flushIfFull()
+    }
+
+    private mutating func appendValue(_ value: PropertyListValue, depth: Int) throws(PropertyListError) {
         switch value {
-        case .string(let string): appendString(string)
+        case .string(let string):
+            try checkLength(adding: string.utf8.count)
+            appendString(string)
         case .integer(let integer): appendASCII(integer.description)
         case .real(let real): appendReal(real.doubleValue)
         case .bool(let flag): appendASCII(flag ? "true" : "false")
@@ -96,6 +161,7 @@ struct JSONTextBuilder {
                 openTag("$date"); appendString(seconds.isNaN ? "nan" : (seconds < 0 ? "-inf" : "inf")); closeTag()
             }
         case .data(let bytes):
+            try checkLength(adding: bytes.count / 3 * 4)
             openTag("$data"); appendString(PropertyListBase64Text.encode(bytes)); closeTag()
         case .uid(let uid):
             openTag("$uid"); appendASCII(String(uid.value)); closeTag()
