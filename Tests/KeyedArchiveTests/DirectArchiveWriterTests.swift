@@ -46,7 +46,10 @@ import Testing
         }
         var dictionary = PropertyListDictionary()
         for _ in 0..<count {
-            dictionary.append(key: words.randomElement(using: &random) ?? "", value: inlineValue(&random, depth: depth + 1))
+            let key = words.randomElement(using: &random) ?? ""
+            let value = inlineValue(&random, depth: depth + 1)
+            // Each key once: XML cannot hold a dictionary that stores a key twice.
+            if dictionary[key] == nil { dictionary.append(key: key, value: value) }
         }
         return .dictionary(dictionary)
     }

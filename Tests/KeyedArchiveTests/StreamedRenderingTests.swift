@@ -87,5 +87,16 @@ import Testing
             try PropertyListJSONRenderer.render(value, maximumByteCount: 1_000_000) { written += $0.count }
         }
         #expect(written <= 1_000_000)
+        // What the contract cannot express is refused before any output (no partial JSON).
+        var printed = 0
+        let withSet = PropertyListValue.array([shared, .array([.set([1])])])
+        #expect(throws: PropertyListError.self) { try PropertyListJSONRenderer.render(withSet) { printed += $0.count } }
+        var deep = PropertyListValue.array([])
+        for _ in 0..<20 { deep = .array([shared, deep]) }
+        #expect(throws: PropertyListError.self) { try PropertyListJSONRenderer.render(deep, maximumDepth: 10) { printed += $0.count } }
+        #expect(printed == 0)
+        #expect(try Self.streamed { try PropertyListJSONRenderer.render(deep, maximumDepth: 21, output: $0) }.text == PropertyListJSONRenderer.render(deep, maximumDepth: 21))
+        #expect(throws: PropertyListError.self) { try PropertyListJSONRenderer.render(deep, maximumDepth: 20) }
+        #expect(throws: PropertyListError.self) { try PropertyListJSONRenderer.render(deep, maximumDepth: 20) { printed += $0.count } }
     }
 }

@@ -110,6 +110,39 @@ import Testing
         #expect(sorted["a"] == 3)
     }
 
+    /// A binary file may store a key twice; Core Foundation's binary reader keeps the first
+    /// value and every XML reader the last. Written as XML such a dictionary would change
+    /// meaning (a review's finding: `convert --to xml` turned a = 1 into a = 2), so the XML
+    /// writer refuses it, naming the key; the binary writer keeps both, as read.
+    @Test func theXMLWriterRefusesAKeyStoredTwice() throws {
+        // The reviewer's file: {a: 1, a: 2} in a hand-made bplist00.
+        var bytes = Array("bplist00".utf8)
+        var offsets: [UInt8] = []
+        for object: [UInt8] in [[0xD2, 0x01, 0x01, 0x02, 0x03], [0x51, 0x61], [0x10, 0x01], [0x10, 0x02]] {
+            offsets.append(UInt8(bytes.count))
+            bytes += object
+        }
+        let tableOffset = UInt8(bytes.count)
+        bytes += offsets + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 4] + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 0, tableOffset]
+        let value = try BinaryPropertyListReader.readValue(bytes)
+        #expect(value.dictionaryValue?.keys == ["a", "a"])
+        do {
+            _ = try XMLPropertyListWriter().write(value)
+            Issue.record("wrote a dictionary with a key stored twice")
+        } catch {
+            #expect(error.code == .unsupportedValue)
+            #expect(error.message.contains("\"a\" twice"), "\(error)")
+        }
+        // Nested and unsorted too; distinct keys that are canonically equivalent are not twins.
+        let nested: PropertyListValue = .array([.dictionary(PropertyListDictionary(entries: [.init(key: "z", value: 1), .init(key: "b", value: 2), .init(key: "z", value: 3)]))])
+        #expect(throws: PropertyListError.self) { try XMLPropertyListWriter().write(nested) }
+        let equivalent: PropertyListValue = .dictionary(PropertyListDictionary(entries: [.init(key: "e\u{301}", value: 1), .init(key: "\u{e9}", value: 2)]))
+        #expect(try XMLPropertyListReader.read(try XMLPropertyListWriter().write(equivalent)).value == equivalent)
+        // Binary keeps both, byte for byte.
+        let document = try BinaryPropertyListReader.read(bytes)
+        #expect(try BinaryPropertyListWriter.matching(document).write(document) == bytes)
+    }
+
     /// A UID in Core Foundation's layout and in looser layouts reads the same.
     @Test func uidLayouts() throws {
         #expect(try XMLReaderRulesTests.read("<dict>\n\t<key>CF$UID</key>\n\t<integer>7</integer>\n</dict>") == .uid(PropertyListUID(7)))

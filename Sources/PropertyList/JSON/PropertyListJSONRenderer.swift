@@ -24,10 +24,12 @@ public enum PropertyListJSONRenderer {
     }
 
     /// The same text, handed to `output` in chunks of about 64 KiB as it is made: memory stays
-    /// small whatever the length of the text (the command-line tool prints this way). A fault
-    /// is thrown after the text made until then.
+    /// small whatever the length of the text (the command-line tool prints this way). A value
+    /// the contract cannot express (a set, nesting past `maximumDepth`) is refused before any
+    /// output, as the contract asks; only the byte budget can stop the text part way.
     public static func render(_ value: PropertyListValue, maximumDepth: Int = PropertyListReadingOptions.default.maximumDepth,
                               maximumByteCount: Int = defaultMaximumByteCount, output: (ArraySlice<UInt8>) -> Void) throws(PropertyListError) {
+        try checkExpressible(value, maximumDepth: maximumDepth)
         let result = withoutActuallyEscaping(output) { output -> Result<Void, PropertyListError> in
             var renderer = JSONTextBuilder(maximumDepth: maximumDepth, maximumByteCount: maximumByteCount)
             renderer.output = output
@@ -45,6 +47,37 @@ public enum PropertyListJSONRenderer {
 
     public static func renderString(_ value: PropertyListValue) throws(PropertyListError) -> String {
         String(decoding: try render(value), as: UTF8.self)
+    }
+
+    /// Throws what rendering `value` would throw for its shape: a set, or containers nested
+    /// deeper than `maximumDepth`. Iterative, and it stops at the first fault.
+    static func checkExpressible(_ value: PropertyListValue, maximumDepth: Int) throws(PropertyListError) {
+        var pending: [(value: PropertyListValue, depth: Int)] = [(value, 0)]
+        while let (next, depth) = pending.popLast() {
+            switch next {
+            case .set:
+                throw PropertyListError(.unsupportedValue, "a set has no form in property-list JSON")
+            case .array(let elements):
+                guard depth < maximumDepth else {
+                    throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
+                }
+                for element in elements where isContainer(element) { pending.append((element, depth + 1)) }
+            case .dictionary(let dictionary):
+                guard depth < maximumDepth else {
+                    throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
+                }
+                for entry in dictionary.entries where isContainer(entry.value) { pending.append((entry.value, depth + 1)) }
+            default:
+                continue
+            }
+        }
+    }
+
+    private static func isContainer(_ value: PropertyListValue) -> Bool {
+        switch value {
+        case .array, .dictionary, .set: return true
+        default: return false
+        }
     }
 
     /// Shortest decimal that reads back to the same double, in a form JSON accepts.

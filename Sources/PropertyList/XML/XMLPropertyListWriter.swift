@@ -350,6 +350,13 @@ struct XMLPropertyListEmitter {
             out.append("<dict>\n")
             let entries = dictionary.entries
             if let order = XMLKeyOrder.writingOrder(entries) {
+                // Sorted, a key stored twice sits beside its twin. Core Foundation's binary
+                // reader keeps the first value and every XML reader the last: written out, the
+                // dictionary would change meaning on the way (a dictionary read from XML has
+                // no twins, so this runs only for binary or built values).
+                for index in 1..<order.count where XMLKeyOrder.compare(entries[order[index - 1]].key, entries[order[index]].key) == 0 {
+                    throw PropertyListError(.unsupportedValue, "a dictionary stores the key \"\(entries[order[index]].key.excerptForMessage(128))\" twice: Core Foundation's binary reader keeps the first value, XML readers the last, so XML cannot say which this dictionary holds")
+                }
                 for position in order { try writeEntry(entries[position], depth: depth + 1) }
             } else {
                 for entry in entries { try writeEntry(entry, depth: depth + 1) }
