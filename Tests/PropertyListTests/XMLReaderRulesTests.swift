@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PropertyList
 
@@ -141,6 +142,40 @@ import Testing
         // Binary keeps both, byte for byte.
         let document = try BinaryPropertyListReader.read(bytes)
         #expect(try BinaryPropertyListWriter.matching(document).write(document) == bytes)
+    }
+
+    /// A review's finding, measured against Core Foundation (Foundation on Linux runs its XML
+    /// reader): the text of a `<string>` or `<key>` loses one leading U+FEFF — raw, as a
+    /// character reference or in CDATA — and keeps any other. Each case is read by both.
+    @Test func aLeadingByteOrderMarkIsDropped() throws {
+        let bodies = [
+            "<string>\u{FEFF}abc</string>", "<string>&#xFEFF;abc</string>", "<string>\u{FEFF}\u{FEFF}abc</string>",
+            "<string>\u{FEFF}</string>", "<string>a\u{FEFF}bc</string>", "<string>&amp;\u{FEFF}bc</string>",
+            "<string><![CDATA[\u{FEFF}x]]></string>", "<string>\u{FEFF}é</string>", "<string>\u{FFFE}abc</string>",
+            "<string>&#xFEFF;&#xFEFF;x</string>", "<dict><key>\u{FEFF}k</key><string>\u{FEFF}v</string></dict>",
+            // Keys equal once the mark is gone are one key (the last value), as in Core Foundation.
+            "<dict><key>a</key><integer>1</integer><key>\u{FEFF}a</key><integer>2</integer></dict>",
+        ]
+        for body in bodies {
+            let document = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n\(body)\n</plist>\n"
+            let ours = try XMLPropertyListReader.read(Array(document.utf8)).value
+            let theirs = try PropertyListSerialization.propertyList(from: Data(document.utf8), options: [], format: nil)
+            switch ours {
+            case .string(let string):
+                #expect(Array(string.unicodeScalars) == Array(((theirs as? String) ?? "-").unicodeScalars), "\(body)")
+            case .dictionary(let dictionary):
+                let foundation = theirs as? [String: Any] ?? [:]
+                #expect(dictionary.count == foundation.count, "\(body)")
+                for entry in dictionary.entries {
+                    #expect(Array(entry.key.unicodeScalars) == Array((foundation.keys.first { $0.unicodeScalars.elementsEqual(entry.key.unicodeScalars) } ?? "-").unicodeScalars), "\(body)")
+                    #expect("\(entry.value)".isEmpty == false)
+                }
+            default:
+                Issue.record("\(body): \(ours)")
+            }
+        }
+        #expect(try XMLReaderRulesTests.read("<string>\u{FEFF}abc</string>") == "abc")
+        #expect(try XMLReaderRulesTests.read("<dict><key>a</key><integer>1</integer><key>\u{FEFF}a</key><integer>2</integer></dict>") == ["a": 2])
     }
 
     /// A UID in Core Foundation's layout and in looser layouts reads the same.

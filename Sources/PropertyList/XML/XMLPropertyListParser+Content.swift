@@ -25,7 +25,9 @@ extension XMLPropertyListParser {
                 string = try makeString(text, at: start)
                 if kind == .key { keyCache.insert(string, bytes: text) }
             }
-            lastPlainText = start..<end
+            // A key that loses a leading U+FEFF (makeString) is not its raw bytes: the key-order
+            // check on raw bytes must not vouch for it.
+            lastPlainText = XMLTextScanning.startsWithByteOrderMark(text) ? nil : start..<end
             scanner.position = end
         } else {
             lastPlainText = nil
@@ -168,15 +170,20 @@ extension XMLPropertyListParser {
         }
     }
 
-    /// A `String` from UTF-8 that must be valid (no overlong forms, no surrogates).
+    /// A `String` from UTF-8 that must be valid (no overlong forms, no surrogates). One leading
+    /// U+FEFF is dropped, as Core Foundation drops it when it makes the string (from the text
+    /// after entities and CDATA: `&#xFEFF;x` reads as `x` too; checked against Foundation on
+    /// Linux, `XMLReaderRulesTests.XMLReaderDuplicateKeyTests.aLeadingByteOrderMarkIsDropped`).
     @inline(__always)
     func makeString(_ utf8: UnsafeBufferPointer<UInt8>, at start: Int) throws(PropertyListError) -> String {
         guard utf8.count <= options.maximumValueLength else {
             throw scanner.error(.sizeLimitExceeded, "text longer than the limit of \(options.maximumValueLength) bytes", at: start)
         }
         if utf8.isEmpty { return "" }
-        if let string = XMLTextValidation.string(validating: utf8) { return string }
-        throw scanner.error(.invalidText, "text is not valid UTF-8", at: start + XMLTextValidation.firstInvalidOffset(utf8))
+        let text = XMLTextScanning.startsWithByteOrderMark(utf8) ? UnsafeBufferPointer(rebasing: utf8.dropFirst(3)) : utf8
+        if text.isEmpty { return "" }
+        if let string = XMLTextValidation.string(validating: text) { return string }
+        throw scanner.error(.invalidText, "text is not valid UTF-8", at: start + (utf8.count - text.count) + XMLTextValidation.firstInvalidOffset(text))
     }
 
     // MARK: Numbers

@@ -98,6 +98,12 @@ enum XMLTextScanning {
         return index
     }
 
+    /// Whether `text` starts with U+FEFF in UTF-8 (EF BB BF).
+    @inline(__always)
+    static func startsWithByteOrderMark(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        text.count >= 3 && text[0] == 0xEF && text[1] == 0xBB && text[2] == 0xBF
+    }
+
     /// Whether the bytes at `bytes` (at least `text`'s length of them) spell `text`, compared
     /// with word loads rather than a `memcmp` call: the literals here are short tag names.
     @inline(__always)
