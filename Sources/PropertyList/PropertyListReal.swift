@@ -79,6 +79,16 @@ public struct PropertyListUID: Hashable, Sendable, Comparable, CustomStringConve
     public static func < (lhs: PropertyListUID, rhs: PropertyListUID) -> Bool { lhs.value < rhs.value }
 
     public var description: String { "CF$UID(\(value))" }
+
+    /// The largest UID Core Foundation reads: 2^32 − 1. Its binary reader refuses a larger one,
+    /// and its XML reader cuts it to 32 bits, so the writers refuse to write one.
+    public static let maximumValue = UInt64(UInt32.max)
+
+    static func checkReadable(_ uid: PropertyListUID) throws(PropertyListError) {
+        guard uid.value <= maximumValue else {
+            throw PropertyListError(.unsupportedValue, "UID \(uid.value) is above 2^32 − 1, the largest Core Foundation reads")
+        }
+    }
 }
 
 extension Float {

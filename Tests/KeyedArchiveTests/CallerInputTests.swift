@@ -23,13 +23,15 @@ import PropertyList
         return try archiver.finish(format: format)
     }
 
-    /// A UID above `Int.max` in a hand-made field: written as given in every mode (it then
-    /// fails validation when read, as a reference out of range).
+    /// A UID in a hand-made field: up to 2^32 − 1 written as given in every mode (it then fails
+    /// validation when read, as a reference out of range); above it refused, in both formats,
+    /// since Core Foundation reads no larger UID (its binary reader refuses one, its XML reader
+    /// cuts it to 32 bits).
     @Test(arguments: [false, true])
-    func uidsAboveIntMaxAreWrittenInEveryMode(topLevel: Bool) throws {
-        let field = PropertyListValue.uid(PropertyListUID(UInt64.max))
+    func uidsAreWrittenUpTo32Bits(topLevel: Bool) throws {
+        let largest = PropertyListValue.uid(PropertyListUID(PropertyListUID.maximumValue))
         for options in [ArchiveWritingOptions.appleFaithful, .default] {
-            let bytes = try Self.archive(field: field, topLevel: topLevel, options: options)
+            let bytes = try Self.archive(field: largest, topLevel: topLevel, options: options)
             let plist = try PropertyListCodec.decode(bytes)
             let written: PropertyListValue?
             if topLevel {
@@ -37,8 +39,18 @@ import PropertyList
             } else {
                 written = plist["$objects"]?[1]?["raw"]
             }
-            #expect(written == field, "topLevel \(topLevel), sharing \(options.sharing)")
+            #expect(written == largest, "topLevel \(topLevel), sharing \(options.sharing)")
             #expect(throws: ArchiveError.self) { _ = try ArchiveGraph(bytes: bytes) }
+            for format in [ArchiveFormat.binary, .xml] {
+                for value in [PropertyListUID.maximumValue + 1, UInt64.max] {
+                    do {
+                        _ = try Self.archive(field: .uid(PropertyListUID(value)), topLevel: topLevel, options: options, format: format)
+                        Issue.record("wrote UID \(value), \(format)")
+                    } catch {
+                        #expect(error.propertyListError?.code == .unsupportedValue, "\(error)")
+                    }
+                }
+            }
         }
     }
 

@@ -49,6 +49,33 @@ import Testing
         #expect(written == bytes, "\(label): \(written.count) vs \(bytes.count) bytes")
     }
 
+    /// A review's finding: a binary UID above 2^32 − 1 was read (and then cut to 32 bits by a
+    /// trip through XML), where Core Foundation refuses the file. Core Foundation reads a UID of
+    /// 1 to 16 bytes while its value fits 32 bits; so do we, case for case.
+    @Test func uidWidthsAndValuesAsCoreFoundationReadsThem() throws {
+        for width in 1...16 {
+            for value in [UInt64(5), UInt64(UInt32.max), UInt64(UInt32.max) + 1, UInt64.max] {
+                guard width >= 8 || value < (UInt64(1) << (8 * width)) else { continue }
+                var payload = [UInt8](repeating: 0, count: width)
+                for index in 0..<min(width, 8) { payload[width - 1 - index] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(index))) }
+                // A one-element array holding the UID.
+                var bytes = Array("bplist00".utf8) + [0xA1, 0x01, 0x80 | UInt8(width - 1)] + payload
+                let table = UInt8(bytes.count)
+                bytes += [8, 10] + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 2] + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 0, table]
+                let foundationReads = (try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)) != nil
+                let ours = Result { () throws(PropertyListError) in try BinaryPropertyListReader.readValue(bytes) }
+                switch ours {
+                case .success(let read):
+                    #expect(foundationReads, "width \(width), value \(value)")
+                    #expect(read == .array([.uid(PropertyListUID(value))]), "width \(width), value \(value)")
+                case .failure(let error):
+                    #expect(!foundationReads, "width \(width), value \(value): \(error)")
+                    #expect(error.code == .invalidNumber, "width \(width), value \(value): \(error)")
+                }
+            }
+        }
+    }
+
     @Test func edgeCaseValuesWrittenByCoreFoundationRoundTrip() throws {
         for (index, value) in EdgeCaseValues.all.enumerated() {
             guard let bytes = try Self.foundationBinary(value) else { continue }

@@ -296,12 +296,22 @@ package struct BinaryPropertyListParser {
             }
             return .string(string)
         case 0x8:
+            // 1 to 16 bytes, as Core Foundation reads them; like it, values past 2^32 − 1 are
+            // refused (Foundation on Linux: "not in the correct format"), whatever the width.
             let width = Int(marker & 0x0F) &+ 1
-            guard width <= 8 else {
-                throw fail(.invalidObjectMarker, "object \(index): UID of \(width) bytes is wider than 8", at: offset)
-            }
             guard width <= available else { throw fail(.truncated, "object \(index): UID runs past the object region", at: offset) }
-            return .uid(PropertyListUID(readUnsigned(at: offset &+ 1, width: width)))
+            var leading = 0
+            while leading < width &- 8 {
+                guard bytes[offset &+ 1 &+ leading] == 0 else {
+                    throw fail(.invalidNumber, "object \(index): UID of \(width) bytes is above 2^32 − 1, the largest Core Foundation reads", at: offset)
+                }
+                leading &+= 1
+            }
+            let value = readUnsigned(at: offset &+ 1 &+ leading, width: width &- leading)
+            guard value <= UInt64(UInt32.max) else {
+                throw fail(.invalidNumber, "object \(index): UID \(value) is above 2^32 − 1, the largest Core Foundation reads", at: offset)
+            }
+            return .uid(PropertyListUID(value))
         case 0xA:
             let (count, payload) = try readCount(marker: marker, at: offset)
             return .array(try readReferences(count: count, at: payload, objectOffset: offset))

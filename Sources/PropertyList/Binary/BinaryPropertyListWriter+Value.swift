@@ -300,6 +300,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     }
 
     public mutating func addUID(_ uid: PropertyListUID) throws(PropertyListError) -> Int {
+        try PropertyListUID.checkReadable(uid)
         let number = try begin()
         let width = BinaryPropertyListWriter.roundedByteCount(uid.value)
         sink.append(0x80 | UInt8(width &- 1))

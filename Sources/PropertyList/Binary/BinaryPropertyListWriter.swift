@@ -99,6 +99,7 @@ public struct BinaryPropertyListWriter: Sendable {
                 order.append(node)
                 continue
             case .bool, .uid:
+                if case .uid(let uid) = object { try PropertyListUID.checkReadable(uid) }
                 if firstNumber[node] >= 0 {
                     if uniquesBooleansAndUIDs { continue }
                 } else {

@@ -322,6 +322,7 @@ struct XMLPropertyListEmitter {
             out.appendTabs(depth)
             out.append("</data>\n")
         case .uid(let uid):
+            try PropertyListUID.checkReadable(uid)
             out.append("<dict>\n")
             out.appendTabs(depth + 1)
             out.append("<key>CF$UID</key>\n")
