@@ -3,7 +3,8 @@ import PropertyList
 /// `keyedarchive convert FILE --to binary|xml [-o OUT]`.
 struct ConvertCommand: ToolCommand {
     static let name = "convert"
-    static let synopsis = "convert FILE --to binary|xml [-o OUT]   rewrite a property list; to its own format it is byte-identical"
+    static let synopsis = "convert FILE --to binary|xml [-o OUT]   rewrite a property list (in Core Foundation's layout;\n" +
+        "                        a file already in it comes out byte-identical; XML loses what Docs/PropertyLists.md lists)"
 
     var path: String
     var format: PropertyListFormat
