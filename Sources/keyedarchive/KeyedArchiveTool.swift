@@ -55,8 +55,13 @@ enum KeyedArchiveTool {
             writeStandardError("keyedarchive: error: unknown command '\(oneLine(name))' (argument 1)\n\n" + usage)
             return ExitStatus.usage
         }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains(where: { $0 == "-h" || $0 == "--help" }) {
+            writeStandardOutput(Array("usage: keyedarchive \(commandType.synopsis)\n".utf8))
+            return ExitStatus.success
+        }
         do {
-            let command = try commandType.init(arguments: Array(arguments.dropFirst()))
+            let command = try commandType.init(arguments: rest)
             return try command.run()
         } catch let error as UsageError {
             writeStandardError("keyedarchive \(name): error: \(oneLine(error.message))\nusage: keyedarchive \(commandType.synopsis)\n")

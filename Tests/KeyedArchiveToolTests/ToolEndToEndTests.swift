@@ -159,6 +159,20 @@ import Testing
         #expect(String(decoding: spaced.output, as: UTF8.self) == "true\n")
     }
 
+    /// Each command's own help, on standard output with status 0 (the trial found
+    /// `plist --help` an error with status 2); a non-ASCII character in an `<integer>` is
+    /// quoted whole, not as U+FFFD.
+    @Test func commandHelpAndWholeCharactersInMessages() throws {
+        for command in ["plist", "convert", "dump", "json", "validate"] {
+            let help = try Self.run([command, "--help"])
+            #expect(help.status == 0, "\(command)")
+            #expect(String(decoding: help.output, as: UTF8.self).hasPrefix("usage: keyedarchive \(command)"), "\(command)")
+        }
+        let arabic = try Self.run(["plist", "-"], input: Data("<plist><integer>\u{661}\u{662}</integer></plist>".utf8))
+        #expect(arabic.status == 1)
+        #expect(arabic.error.contains("<integer> holds '\u{661}'"), "\(arabic.error)")
+    }
+
     /// An XML archive from `$objects` entries written as XML (index 0, `$null`, is added).
     static func xmlArchive(_ objects: [String]) -> Data {
         Data(("<plist version=\"1.0\"><dict><key>$archiver</key><string>NSKeyedArchiver</string>"

@@ -34,6 +34,26 @@ import Testing
         #expect(throws: PropertyListError.self) { try XMLPropertyListReader.read([0xFF, 0xFE] + Array("<string>".utf16.flatMap { [UInt8($0), 0] }) + [0x00, 0xD8] + Array("</string>".utf16.flatMap { [UInt8($0), 0] })) }
     }
 
+    /// A character that cannot be converted is located where it stands (a new user's trial found
+    /// an unpaired surrogate on line 504 reported at line 1, column 1): lines and columns in
+    /// characters of the converted text, in UTF-16, UTF-32 and a single-byte encoding.
+    @Test func conversionFaultsAreLocated() throws {
+        func location(_ bytes: [UInt8]) -> PropertyListError.Location? {
+            do { _ = try XMLPropertyListReader.read(bytes); return nil } catch { return error.location }
+        }
+        let before = "<plist>\n<array>\n<string>abc"
+        var utf16: [UInt8] = [0xFF, 0xFE]
+        for unit in before.utf16 { utf16 += [UInt8(truncatingIfNeeded: unit), UInt8(truncatingIfNeeded: unit >> 8)] }
+        utf16 += [0x00, 0xD8, 0x41, 0x00]
+        #expect(location(utf16) == .line(3, column: 12))
+        var utf32: [UInt8] = [0xFF, 0xFE, 0x00, 0x00]
+        for scalar in before.unicodeScalars { utf32 += [UInt8(truncatingIfNeeded: scalar.value), 0, 0, 0] }
+        utf32 += [0x00, 0xD8, 0x00, 0x00]
+        #expect(location(utf32) == .line(3, column: 12))
+        let windows1252 = Array("<?xml version=\"1.0\" encoding=\"windows-1252\"?>\n<plist><string>ab".utf8) + [0x81]
+        #expect(location(windows1252) == .line(2, column: 18))
+    }
+
     /// Every byte-order mark the XML reader converts is also recognised by the codec's format
     /// detection, so `decode` and `readFile` reach the XML reader (UTF-32BE starts 00 00 FE FF,
     /// which detection used to refuse as neither format).

@@ -48,7 +48,7 @@ extension BinaryPropertyListParser {
         let children = isDictionary ? count &* 2 : count
         let (span, overflow) = children.multipliedReportingOverflow(by: objectRefSize)
         guard !overflow, span <= offsetTableStart &- payload else {
-            throw error(.invalidLength, "object \(node): collection of \(count) items runs past the object region", at: offset)
+            throw error(.invalidLength, "object \(node): collection of length \(count) runs past the object region", at: offset)
         }
         try countPayload(span, at: offset)
         return Frame(node: node, offset: offset, marker: marker, count: count, payload: payload, next: 0, childCount: children)

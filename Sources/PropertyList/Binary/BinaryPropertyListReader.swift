@@ -183,7 +183,7 @@ package struct BinaryPropertyListParser {
     mutating func checkSpan(count: Int, width: Int, payload: Int, objectOffset: Int, what: String) throws(PropertyListError) -> Int {
         let (span, overflow) = count.multipliedReportingOverflow(by: width)
         guard !overflow, span <= offsetTableStart &- payload else {
-            throw fail(.invalidLength, "\(what) of \(count) items runs past the object region", at: objectOffset)
+            throw fail(.invalidLength, "\(what) of length \(count) runs past the object region", at: objectOffset)
         }
         try countPayload(span, at: objectOffset)
         return span

@@ -102,22 +102,60 @@ enum XMLInputEncoding {
         }
         var out: [UInt8] = []
         out.reserveCapacity(units.count)
-        let failed = transcode(units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: true) { out.append($0) }
-        if failed { throw PropertyListError(.invalidText, "UTF-16 text has an unpaired surrogate", at: .line(1, column: 1)) }
+        var place = TextPlace()
+        var position = 0
+        while position < units.count {
+            let unit = units[position]
+            let scalar: Unicode.Scalar?
+            if unit < 0xD800 || unit > 0xDFFF {
+                scalar = Unicode.Scalar(unit)
+                position += 1
+            } else if unit <= 0xDBFF, position + 1 < units.count, units[position + 1] >= 0xDC00, units[position + 1] <= 0xDFFF {
+                scalar = Unicode.Scalar(0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(units[position + 1]) - 0xDC00))
+                position += 2
+            } else {
+                scalar = nil
+            }
+            guard let scalar else {
+                throw PropertyListError(.invalidText, "UTF-16 text has an unpaired surrogate (0x\(String(unit, radix: 16, uppercase: true)))", at: place.location)
+            }
+            appendUTF8(scalar, to: &out)
+            place.advance(past: scalar)
+        }
         return out
+    }
+
+    /// Line and column (in characters) of the text converted so far, for the location of a
+    /// character that cannot be converted.
+    private struct TextPlace {
+        var line = 1
+        var column = 1
+
+        mutating func advance(past scalar: Unicode.Scalar) {
+            if scalar == "\n" {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
+        }
+
+        var location: PropertyListError.Location { .line(line, column: column) }
     }
 
     private static func fromUTF32(_ bytes: UnsafeRawBufferPointer, from start: Int, bigEndian: Bool) throws(PropertyListError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count - start)
         var index = start
+        var place = TextPlace()
         while index + 3 < bytes.count {
             let b0 = UInt32(bytes[index]), b1 = UInt32(bytes[index + 1]), b2 = UInt32(bytes[index + 2]), b3 = UInt32(bytes[index + 3])
             let value = bigEndian ? b0 << 24 | b1 << 16 | b2 << 8 | b3 : b3 << 24 | b2 << 16 | b1 << 8 | b0
             guard let scalar = Unicode.Scalar(value) else {
-                throw PropertyListError(.invalidText, "UTF-32 text holds a value that is not a Unicode scalar", at: .line(1, column: 1))
+                throw PropertyListError(.invalidText, "UTF-32 text holds 0x\(String(value, radix: 16, uppercase: true)), which is not a Unicode scalar", at: place.location)
             }
             appendUTF8(scalar, to: &out)
+            place.advance(past: scalar)
             index += 4
         }
         return out
@@ -133,9 +171,11 @@ enum XMLInputEncoding {
     private static func fromSingleByte(_ bytes: UnsafeRawBufferPointer, _ encoding: SingleByte) throws(PropertyListError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + bytes.count / 8)
+        var place = TextPlace()
         for byte in bytes {
             if byte < 0x80 {
                 out.append(byte)
+                place.advance(past: Unicode.Scalar(byte))
                 continue
             }
             var value = UInt32(byte)
@@ -158,9 +198,10 @@ enum XMLInputEncoding {
                 }
             }
             guard value != 0, let scalar = Unicode.Scalar(value) else {
-                throw PropertyListError(.invalidText, "byte 0x\(String(byte, radix: 16, uppercase: true)) has no character in the declared encoding", at: .line(1, column: 1))
+                throw PropertyListError(.invalidText, "byte 0x\(String(byte, radix: 16, uppercase: true)) has no character in the declared encoding", at: place.location)
             }
             appendUTF8(scalar, to: &out)
+            place.advance(past: scalar)
         }
         return out
     }

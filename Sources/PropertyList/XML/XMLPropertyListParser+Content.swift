@@ -240,7 +240,10 @@ extension XMLPropertyListParser {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(character - UInt8(ascii: "0"))
             case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt64(character - UInt8(ascii: "a") + 10)
             case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt64(character - UInt8(ascii: "A") + 10)
-            default: throw invalid("<integer> holds '\(scanner.excerpt(index..<(index + 1)))'")
+            default:
+                // The whole character, not its first byte (which alone shows as U+FFFD).
+                let length = character >= 0xF0 ? 4 : character >= 0xE0 ? 3 : character >= 0xC0 ? 2 : 1
+                throw invalid("<integer> holds '\(scanner.excerpt(index..<min(count, index + length)))'")
             }
             guard hexadecimal || digit < 10 else { throw invalid("hex digit in a decimal <integer>") }
             let (shifted, overflowA) = magnitude.multipliedReportingOverflow(by: radix)
