@@ -35,6 +35,64 @@ struct ConvertCommand: ToolCommand {
             throw InputError(message: "\(path): \(error)")
         }
         try writeOutput(bytes, to: outputPath)
+        if format == .xml, file.format == .binary, let loss = Self.firstLoss(in: file, written: bytes) {
+            // Not a fault — Core Foundation converts the same way — but a user should know.
+            writeStandardError("keyedarchive convert: warning: \(oneLine(path)): XML does not keep every value: \(oneLine(loss)) (Docs/PropertyLists.md lists what XML loses)\n")
+        }
         return ExitStatus.success
+    }
+
+    /// Where the XML, read back, first differs from the binary file's value, and how; nil when
+    /// it holds every value (key order and sharing aside, which XML never keeps).
+    static func firstLoss(in file: PropertyListFile, written: [UInt8]) -> String? {
+        guard case .binary(let document) = file, let original = try? document.value(),
+              let back = try? XMLPropertyListReader.read(written).value else { return nil }
+        var pending: [(original: PropertyListValue, back: PropertyListValue, path: String)] = [(original, back, "root")]
+        while let (lhs, rhs, path) = pending.popLast() {
+            switch (lhs, rhs) {
+            case (.array(let left), .array(let right)):
+                guard left.count == right.count else { return "\(path): \(left.count) elements became \(right.count)" }
+                for index in left.indices.reversed() { pending.append((left[index], right[index], "\(path)[\(index)]")) }
+            case (.dictionary(let left), .dictionary(let right)):
+                guard left.count == right.count else { return "\(path): \(left.count) keys became \(right.count)" }
+                for entry in left.entries.reversed() {
+                    guard let other = right[entry.key] else { return "\(path): key \"\(entry.key.excerptForMessage(64))\" did not survive" }
+                    pending.append((entry.value, other, "\(path).\(entry.key.excerptForMessage(64))"))
+                }
+            case (.real(let left), .real(let right)):
+                guard left != right else { continue }
+                if case .float32(let narrow) = left, case .float64(let wide) = right, Double(narrow).bitPattern == wide.bitPattern {
+                    return "\(path): the 32-bit real \(narrow) becomes a 64-bit real"
+                }
+                return "\(path): real \(Self.realText(left.doubleValue)) reads back as \(Self.realText(right.doubleValue))"
+            case (.integer(let left), .integer(let right)):
+                guard left != right else { continue }
+                if left.high == right.high, left.low == right.low {
+                    return "\(path): the 16-byte integer \(left) becomes an 8-byte integer"
+                }
+                return "\(path): integer \(left) reads back as \(right)"
+            case (.string(let left), .string(let right)):
+                if !left.unicodeScalars.elementsEqual(right.unicodeScalars) { return "\(path): string \"\(left.excerptForMessage(64))\" reads back as \"\(right.excerptForMessage(64))\"" }
+            default:
+                if lhs != rhs { return "\(path): \(describe(lhs)) reads back as \(describe(rhs))" }
+            }
+        }
+        return nil
+    }
+
+    /// A real for a message: NaNs with their bits, since the payload is what XML loses.
+    private static func realText(_ value: Double) -> String {
+        value.isNaN ? "NaN 0x\(String(value.bitPattern, radix: 16))" : "\(value)"
+    }
+
+    private static func describe(_ value: PropertyListValue) -> String {
+        switch value {
+        case .date(let date): return "date \(date.secondsSinceReferenceDate)"
+        case .uid(let uid): return "UID \(uid.value)"
+        case .integer(let integer): return "integer \(integer)"
+        case .dictionary: return "a dictionary"
+        case .array: return "an array"
+        default: return "\(value)".excerptForMessage(64)
+        }
     }
 }

@@ -338,4 +338,22 @@ import Testing
         #expect(back?.count == 2)
         #expect(back?.last as? String == "two")
     }
+
+    /// Converting to XML loses what Core Foundation's XML loses; the tool says where, once, on
+    /// standard error, and still succeeds (a new user's trial: the losses were silent).
+    @Test func convertToXMLNamesTheFirstLoss() throws {
+        // Core Foundation's binary writer, through Foundation: a date half a second past a
+        // whole one, and a 32-bit real.
+        let withFraction = try PropertyListSerialization.data(fromPropertyList: ["when": Date(timeIntervalSinceReferenceDate: 10.5), "n": 1] as [String: Any], format: .binary, options: 0)
+        let lossy = try Self.run(["convert", "-", "--to", "xml"], input: withFraction)
+        #expect(lossy.status == 0)
+        #expect(lossy.error.contains("warning: -: XML does not keep every value: root.when: date 10.5 reads back as date 10.0"), "\(lossy.error)")
+        #expect(lossy.error.split(separator: "\n").count == 1)
+        let float = try PropertyListSerialization.data(fromPropertyList: [NSNumber(value: Float(1.25))], format: .binary, options: 0)
+        #expect(try Self.run(["convert", "-", "--to", "xml"], input: float).error.contains("root[0]: the 32-bit real 1.25 becomes a 64-bit real"))
+        // Nothing lost, nothing said.
+        let fleet = Self.packageRoot.appendingPathComponent("Fixtures/fleet.plist").path
+        let clean = try Self.run(["convert", fleet, "--to", "xml"])
+        #expect(clean.status == 0 && clean.error.isEmpty, "\(clean.error)")
+    }
 }
