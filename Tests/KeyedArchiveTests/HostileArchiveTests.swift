@@ -170,3 +170,44 @@ import Testing
         }
     }
 }
+
+/// A reference past `$objects` deep inside a field is named by its place in the object (a new
+/// user's trial: `field deep refers to object 600` named neither the field holding it nor the
+/// elements around it).
+@Suite struct NestedReferenceMessageTests {
+    static func archive(_ objects: [PropertyListValue]) throws -> [UInt8] {
+        let root: PropertyListValue = .dictionary(PropertyListDictionary(entries: [
+            .init(key: "$archiver", value: "NSKeyedArchiver"), .init(key: "$version", value: 100000),
+            .init(key: "$top", value: .dictionary(PropertyListDictionary(entries: [.init(key: "root", value: .uid(PropertyListUID(1)))]))),
+            .init(key: "$objects", value: .array(objects)),
+        ]))
+        return try BinaryPropertyListWriter().write(root)
+    }
+
+    static func message(_ bytes: [UInt8]) -> String {
+        do {
+            _ = try ArchiveGraph(bytes: bytes)
+            return ""
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func outOfRangeReferencesAreNamedByTheirPlaceInTheObject() throws {
+        let classDictionary: PropertyListValue = ["$classname": "A", "$classes": ["A", "NSObject"]]
+        let nested: PropertyListValue = .dictionary(PropertyListDictionary(entries: [
+            .init(key: "$class", value: .uid(PropertyListUID(2))),
+            .init(key: "items", value: .array([.uid(PropertyListUID(1)), .uid(PropertyListUID(500))])),
+        ]))
+        #expect(Self.message(try Self.archive(["$null", nested, classDictionary])) == "field items[1] refers to object 500, but $objects has 3 entries")
+        let deeper: PropertyListValue = .dictionary(PropertyListDictionary(entries: [
+            .init(key: "$class", value: .uid(PropertyListUID(2))),
+            .init(key: "x", value: ["inner": ["deep": .uid(PropertyListUID(600))]]),
+        ]))
+        #expect(Self.message(try Self.archive(["$null", deeper, classDictionary])) == "field x.inner.deep refers to object 600, but $objects has 3 entries")
+        let direct: PropertyListValue = .dictionary(PropertyListDictionary(entries: [
+            .init(key: "$class", value: .uid(PropertyListUID(2))), .init(key: "$$escaped", value: .uid(PropertyListUID(9))),
+        ]))
+        #expect(Self.message(try Self.archive(["$null", direct, classDictionary])) == "field $escaped refers to object 9, but $objects has 3 entries")
+    }
+}

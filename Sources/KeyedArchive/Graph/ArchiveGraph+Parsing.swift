@@ -192,16 +192,14 @@ extension ArchiveGraph {
         // before the walk, which then never allocates its stack.
         var stack: [PropertyListValue] = []
         if case .dictionary(let dictionary) = value {
-            try checkFields(of: dictionary, count: count, owner: owner, options: options, containers: &stack)
+            try checkFields(of: dictionary, count: count, owner: owner, options: options, containers: &stack, within: value)
         } else {
             stack.append(value)
         }
         while let next = stack.popLast() {
             switch next {
             case .uid(let uid):
-                guard uid.value < count else {
-                    throw ArchiveError(.invalidReference, "refers to object \(uid.value), but $objects has \(count) entries", uid: owner)
-                }
+                guard uid.value < count else { throw outOfRange(uid, in: value, count: count, owner: owner) }
             case .string(let string):
                 try checkLength(string.utf8.count, of: "string", options: options, uid: owner)
             case .data(let bytes):
@@ -210,9 +208,7 @@ extension ArchiveGraph {
                 for element in elements {
                     switch element {
                     case .uid(let uid):
-                        guard uid.value < count else {
-                            throw ArchiveError(.invalidReference, "refers to object \(uid.value), but $objects has \(count) entries", uid: owner)
-                        }
+                        guard uid.value < count else { throw outOfRange(uid, in: value, count: count, owner: owner) }
                     case .string(let string): try checkLength(string.utf8.count, of: "string", options: options, uid: owner)
                     case .data(let bytes): try checkLength(bytes.count, of: "data", options: options, uid: owner)
                     case .array, .set, .dictionary: stack.append(element)
@@ -220,24 +216,51 @@ extension ArchiveGraph {
                     }
                 }
             case .dictionary(let dictionary):
-                try checkFields(of: dictionary, count: count, owner: owner, options: options, containers: &stack)
+                try checkFields(of: dictionary, count: count, owner: owner, options: options, containers: &stack, within: value)
             default: break
             }
         }
     }
 
+    /// The refusal of a reference past `$objects` found somewhere inside `value`, naming where
+    /// in the object it stands (`items[0]`, `x.deep`). The path is worked out only now, on the
+    /// error path, by a second walk that looks for that reference in file order.
+    private static func outOfRange(_ target: PropertyListUID, in value: PropertyListValue, count: UInt64, owner: PropertyListUID?) -> ArchiveError {
+        var pending: [(value: PropertyListValue, path: [ArchiveKeyPath.Component])] = [(value, [])]
+        var found: [ArchiveKeyPath.Component]?
+        search: while let (next, path) = pending.popLast() {
+            switch next {
+            case .uid(let uid) where uid == target:
+                found = path
+                break search
+            case .array(let elements), .set(let elements):
+                for index in elements.indices.reversed() { pending.append((elements[index], path + [.index(index)])) }
+            case .dictionary(let dictionary):
+                for entry in dictionary.entries.reversed() {
+                    pending.append((entry.value, path + [.key(ArchiveKeys.unescape(entry.key) ?? entry.key)]))
+                }
+            default:
+                continue
+            }
+        }
+        let place: String
+        switch found?.first {
+        case .key?: place = "field \(ArchiveKeyPath(found ?? []).description) "
+        case .index?: place = "element \(ArchiveKeyPath(found ?? []).description) "
+        case nil: place = ""
+        }
+        return ArchiveError(.invalidReference, "\(place)refers to object \(target.value), but $objects has \(count) entries", uid: owner)
+    }
+
     /// Checks a dictionary's keys and its UID, string and data values; values that are
     /// containers are appended to `containers` for the caller's walk.
     private static func checkFields(of dictionary: PropertyListDictionary, count: UInt64, owner: PropertyListUID?, options: ArchiveReadingOptions,
-                                    containers: inout [PropertyListValue]) throws(ArchiveError) {
+                                    containers: inout [PropertyListValue], within whole: PropertyListValue) throws(ArchiveError) {
         for entry in dictionary.entries {
             try checkLength(entry.key.utf8.count, of: "key", options: options, uid: owner)
             switch entry.value {
             case .uid(let uid):
-                guard uid.value < count else {
-                    let key = ArchiveKeys.unescape(entry.key) ?? entry.key
-                    throw ArchiveError(.invalidReference, "field \(key.excerptForMessage(128)) refers to object \(uid.value), but $objects has \(count) entries", uid: owner)
-                }
+                guard uid.value < count else { throw outOfRange(uid, in: whole, count: count, owner: owner) }
             case .string(let string): try checkLength(string.utf8.count, of: "string", options: options, uid: owner)
             case .data(let bytes): try checkLength(bytes.count, of: "data", options: options, uid: owner)
             case .array, .set, .dictionary: containers.append(entry.value)
