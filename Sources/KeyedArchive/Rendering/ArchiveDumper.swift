@@ -19,7 +19,7 @@ public enum ArchiveDumper {
     /// the expansion budget of ``ArchiveReadingOptions/maximumExpansionCount``.
     public static func dump(_ graph: ArchiveGraph, budget: Int) throws(ArchiveError) -> String {
         guard let text = dump(graph, nodeBudget: budget) else {
-            throw ArchiveError(.budgetExceeded, "rendering the graph would produce more than \(budget) nodes (maximumExpansionCount)")
+            throw StreamedRendering.budgetError(budget)
         }
         return text
     }
@@ -37,17 +37,7 @@ public enum ArchiveDumper {
     ///   output; ``ArchiveError/Code/budgetExceeded`` past `maximumExpansionCount`, after the
     ///   text made until then.
     public static func dump(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
-        let graph = try ArchiveGraph(bytes: bytes, options: options)
-        let budget = options.maximumExpansionCount
-        let finished = withoutActuallyEscaping(output) { output in
-            var sink = DumpSink()
-            sink.out.output = output
-            defer { sink.out.flush() }
-            return render(graph, nodeBudget: budget, into: &sink)
-        }
-        guard finished else {
-            throw ArchiveError(.budgetExceeded, "rendering the graph would produce more than \(budget) nodes (maximumExpansionCount)")
-        }
+        try StreamedRendering.run(bytes, options: options, output: output) { (graph, budget, sink: inout DumpSink) in render(graph, nodeBudget: budget, into: &sink) }
     }
 
     private static func dump(_ graph: ArchiveGraph, nodeBudget: Int) -> String? {
@@ -96,7 +86,7 @@ public enum ArchiveDumper {
     }
 }
 
-private struct DumpSink: ArchiveWalkSink {
+private struct DumpSink: RenderingSink {
     var out = RenderBuffer()
 
     mutating func stepFinished() { out.flushIfFull() }

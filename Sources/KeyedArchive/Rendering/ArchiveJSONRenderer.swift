@@ -26,7 +26,7 @@ public enum ArchiveJSONRenderer {
     /// the expansion budget of ``ArchiveReadingOptions/maximumExpansionCount``.
     public static func render(_ graph: ArchiveGraph, budget: Int) throws(ArchiveError) -> String {
         guard let text = render(graph, nodeBudget: budget) else {
-            throw ArchiveError(.budgetExceeded, "rendering the graph would produce more than \(budget) nodes (maximumExpansionCount)")
+            throw StreamedRendering.budgetError(budget)
         }
         return text
     }
@@ -44,17 +44,7 @@ public enum ArchiveJSONRenderer {
     ///   output; ``ArchiveError/Code/budgetExceeded`` past `maximumExpansionCount`, after the
     ///   text made until then.
     public static func render(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
-        let graph = try ArchiveGraph(bytes: bytes, options: options)
-        let budget = options.maximumExpansionCount
-        let finished = withoutActuallyEscaping(output) { output in
-            var sink = JSONSink()
-            sink.out.output = output
-            defer { sink.out.flush() }
-            return render(graph, nodeBudget: budget, into: &sink)
-        }
-        guard finished else {
-            throw ArchiveError(.budgetExceeded, "rendering the graph would produce more than \(budget) nodes (maximumExpansionCount)")
-        }
+        try StreamedRendering.run(bytes, options: options, output: output) { (graph, budget, sink: inout JSONSink) in render(graph, nodeBudget: budget, into: &sink) }
     }
 
     private static func render(_ graph: ArchiveGraph, nodeBudget: Int) -> String? {
@@ -90,7 +80,7 @@ public enum ArchiveJSONRenderer {
     }
 }
 
-private struct JSONSink: ArchiveWalkSink {
+private struct JSONSink: RenderingSink {
     var out = RenderBuffer()
 
     mutating func stepFinished() { out.flushIfFull() }

@@ -153,3 +153,32 @@ struct RenderBuffer {
         return text + "Z"
     }
 }
+
+/// A renderer's sink: it writes into a ``RenderBuffer``.
+protocol RenderingSink: ArchiveWalkSink {
+    init()
+    var out: RenderBuffer { get set }
+}
+
+enum StreamedRendering {
+    /// Reads `bytes` as an archive and renders it with `render` into a new sink whose text goes
+    /// to `output` in chunks as it is made.
+    /// - Throws: the graph's error before any output; `budgetExceeded` when `render` stops at
+    ///   `maximumExpansionCount`, after the text made until then.
+    static func run<Sink: RenderingSink>(_ bytes: [UInt8], options: ArchiveReadingOptions, output: (ArraySlice<UInt8>) -> Void,
+                                         _ render: (ArchiveGraph, Int, inout Sink) -> Bool) throws(ArchiveError) {
+        let graph = try ArchiveGraph(bytes: bytes, options: options)
+        let budget = options.maximumExpansionCount
+        let finished = withoutActuallyEscaping(output) { output in
+            var sink = Sink()
+            sink.out.output = output
+            defer { sink.out.flush() }
+            return render(graph, budget, &sink)
+        }
+        guard finished else { throw budgetError(budget) }
+    }
+
+    static func budgetError(_ budget: Int) -> ArchiveError {
+        ArchiveError(.budgetExceeded, "rendering the graph would produce more than \(budget) nodes (maximumExpansionCount)")
+    }
+}
