@@ -124,11 +124,11 @@ enum FuzzOpenFindings {
 /// What an XML round trip keeps of a value, from Apple's XML plist rules
 /// (`xml-format-notes.md`, "What an XML round trip cannot keep"): keys sorted in UTF-16 order,
 /// strings and keys without one leading U+FEFF (Core Foundation's reader drops it; keys then
-/// equal collapse, last value first place), reals as 64-bit with −0 → +0 and NaN
-/// as the positive quiet NaN, dates floored to the second (compared by `matches`), UIDs truncated to 32 bits, and a
+/// equal make the writer refuse the dictionary), reals as 64-bit with −0 → +0 and NaN
+/// as the positive quiet NaN, dates floored to the second (compared by `matches`), and a
 /// dictionary holding only `CF$UID` with a number read back as a UID. Nil when XML cannot hold
-/// the value at all (a set, an integer beyond 64 bits, a non-finite date, a dictionary that
-/// stores a key twice).
+/// the value at all (a set, an integer beyond 64 bits, a non-finite date, a UID past 32 bits,
+/// a dictionary that stores a key twice or two keys a reader takes for one).
 enum FuzzXMLImage {
     static func of(_ value: PropertyListValue) -> PropertyListValue? {
         switch value {
@@ -147,7 +147,8 @@ enum FuzzXMLImage {
             guard date.secondsSinceReferenceDate.isFinite else { return nil }
             return value
         case .uid(let uid):
-            return .uid(PropertyListUID(UInt64(UInt32(truncatingIfNeeded: uid.value))))
+            // The writers refuse a UID past 32 bits (no Core Foundation reader keeps one).
+            return uid.value <= PropertyListUID.maximumValue ? value : nil
         case .set:
             return nil
         case .array(let elements):
@@ -173,15 +174,12 @@ enum FuzzXMLImage {
                 // binary reader and XML readers would give it different meanings).
                 if let previousKey, Array(previousKey.unicodeScalars) == Array(entry.key.unicodeScalars) { return nil }
                 previousKey = entry.key
-                // Read back, a key loses a leading U+FEFF; keys then equal are one key, the last
-                // value at the first one's place.
-                let key = droppingByteOrderMark(entry.key)
-                if let same = entries.firstIndex(where: { Array($0.key.unicodeScalars) == Array(key.unicodeScalars) }) {
-                    entries[same].value = image
-                } else {
-                    entries.append(PropertyListDictionary.Entry(key: key, value: image))
-                }
+                // Read back, a key loses a leading U+FEFF; keys then equal would be one key, so
+                // the writer refuses the dictionary.
+                entries.append(PropertyListDictionary.Entry(key: droppingByteOrderMark(entry.key), value: image))
             }
+            var readKeys = Set<[Unicode.Scalar]>()
+            for entry in entries where !readKeys.insert(Array(entry.key.unicodeScalars)).inserted { return nil }
             if entries.count == 1, entries[0].key == "CF$UID" {
                 switch entries[0].value {
                 case .integer(let integer):

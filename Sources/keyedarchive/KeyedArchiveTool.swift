@@ -56,7 +56,8 @@ enum KeyedArchiveTool {
             return ExitStatus.usage
         }
         let rest = Array(arguments.dropFirst())
-        if rest.contains(where: { $0 == "-h" || $0 == "--help" }) {
+        // Only as the command's sole argument: `-o -h` names a file.
+        if rest.count == 1, rest[0] == "-h" || rest[0] == "--help" {
             writeStandardOutput(Array("usage: keyedarchive \(commandType.synopsis)\n".utf8))
             return ExitStatus.success
         }
@@ -149,7 +150,9 @@ func readInput(_ path: String) throws(InputError) -> [UInt8] {
 /// The codec's own refusal of `prefix`, the first bytes read, when they already show the input
 /// is neither format (white space alone does not: XML may follow).
 private func notAPropertyList(_ prefix: [UInt8]) -> PropertyListError? {
-    let isWhitespace = prefix.allSatisfy { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+    // A UTF-8 byte-order mark may come before the white space (the codec accepts both).
+    let body = prefix.starts(with: [0xEF, 0xBB, 0xBF]) ? prefix.dropFirst(3) : prefix[...]
+    let isWhitespace = body.allSatisfy { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
     let format = prefix.withUnsafeBytes { PropertyListCodec.detectFormat($0) }
     guard format == nil, !isWhitespace, prefix.count >= 8 else { return nil }
     do {

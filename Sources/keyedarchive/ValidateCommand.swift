@@ -72,12 +72,17 @@ struct ValidateCommand: ToolCommand {
         // a plain class name, which a shell takes as it is (an archive's names are its author's
         // choice), and when the line stays short enough to read.
         var admitted = allowedNames
-        for name in report.refusedClassNames where !admitted.contains(name) { admitted.append(name) }
+        var known = Set(allowedNames)
+        for name in report.refusedClassNames where known.insert(name).inserted {
+            admitted.append(name)
+            // Past the most a suggestion names, only the count matters.
+            if admitted.count - allowedNames.count > Self.maximumSuggestedClasses { break }
+        }
         let added = admitted.count - allowedNames.count
         if added > 0, added <= Self.maximumSuggestedClasses, admitted.allSatisfy(Self.isPlainClassName) {
             verdict += "; to admit every refused class: --allow \(admitted.joined(separator: ","))"
         } else if added > Self.maximumSuggestedClasses {
-            verdict += "; \(added) distinct classes refused (too many to suggest one --allow)"
+            verdict += "; \(report.refusedClassNames.count) distinct classes refused (too many to suggest one --allow)"
         }
         writeStandardError(verdict + "\n")
         return ExitStatus.failure

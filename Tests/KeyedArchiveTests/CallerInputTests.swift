@@ -54,6 +54,24 @@ import PropertyList
         }
     }
 
+    /// An object whose keys an XML reader would take for one (`a` and `\u{FEFF}a`) is written
+    /// as binary, where they stay apart, and refused as XML, where one value would be lost.
+    @Test func keysAnXMLReaderWouldMergeAreRefusedInXML() throws {
+        let object = ArchiveGenericObject(classes: ["Holder", "NSObject"], fields: [("a", .inline(.integer(1))), ("\u{FEFF}a", .inline(.integer(2)))])
+        let binary = KeyedArchiver(registry: ArchiveRegistry())
+        try binary.encode(object)
+        let graph = try ArchiveGraph(bytes: try binary.finish(format: .binary))
+        #expect(graph.objects.count == 3)
+        let xml = KeyedArchiver(registry: ArchiveRegistry())
+        try xml.encode(object)
+        do {
+            _ = try xml.finish(format: .xml)
+            Issue.record("wrote an XML archive that loses a field")
+        } catch {
+            #expect(error.propertyListError?.code == .unsupportedValue, "\(error)")
+        }
+    }
+
     /// Raw values nested past the writer's depth limit throw in every mode and format; the
     /// Apple-faithful table used to recurse without a limit and overflow the stack.
     @Test(arguments: [false, true])

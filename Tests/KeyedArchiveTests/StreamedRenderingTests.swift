@@ -63,7 +63,10 @@ import Testing
         #expect(ArchiveGraphWalker.printsInline(plain))
         #expect(!ArchiveGraphWalker.printsInline(String(repeating: "\u{1}", count: 43)))
         #expect(ArchiveGraphWalker.printsInline(String(repeating: "\u{1}", count: 42)))
-        #expect(!ArchiveGraphWalker.printsInline(String(repeating: "é", count: 65)))
+        #expect(!ArchiveGraphWalker.printsInline(String(repeating: "é", count: 43)))
+        // C1 controls print as six bytes each (a review's finding: they were counted as four).
+        #expect(!ArchiveGraphWalker.printsInline(String(repeating: "\u{85}", count: 43)))
+        #expect(ArchiveGraphWalker.printsInline(String(repeating: "\u{85}", count: 42)))
     }
 
     /// The plist JSON writes a shared value at every reference: its byte budget stops a small
@@ -98,5 +101,38 @@ import Testing
         #expect(try Self.streamed { try PropertyListJSONRenderer.render(deep, maximumDepth: 21, output: $0) }.text == PropertyListJSONRenderer.render(deep, maximumDepth: 21))
         #expect(throws: PropertyListError.self) { try PropertyListJSONRenderer.render(deep, maximumDepth: 20) }
         #expect(throws: PropertyListError.self) { try PropertyListJSONRenderer.render(deep, maximumDepth: 20) { printed += $0.count } }
+    }
+
+    /// A review's findings: a string of control characters passed the budget check by its raw
+    /// length and printed six times that, and the bytes buffered when the budget stopped the
+    /// text were printed anyway; and the streamed form's pre-check met faults in another order
+    /// than rendering, so the two forms named different errors for one value.
+    @Test func theByteBudgetIsACapAndBothFormsNameTheSameFault() throws {
+        let controls = PropertyListValue.string(String(repeating: "\u{1}", count: 900))
+        var written = 0
+        var code: PropertyListError.Code?
+        do {
+            try PropertyListJSONRenderer.render(controls, maximumByteCount: 1000) { written += $0.count }
+        } catch {
+            code = error.code
+        }
+        #expect(code == .sizeLimitExceeded && written == 0, "\(String(describing: code)) \(written)")
+        #expect(throws: PropertyListError.self) { try PropertyListJSONRenderer.render(controls, maximumByteCount: 1000) }
+        #expect(try PropertyListJSONRenderer.render(controls, maximumByteCount: 5_500).count == 5_403)
+        // A long text of many values: everything handed on stays within the budget.
+        let many = PropertyListValue.array(Array(repeating: controls, count: 100))
+        written = 0
+        #expect(throws: PropertyListError.self) { try PropertyListJSONRenderer.render(many, maximumByteCount: 200_000) { written += $0.count } }
+        #expect(written > 0 && written <= 200_000, "\(written)")
+
+        var deep = PropertyListValue.array([])
+        for _ in 0..<10 { deep = .array([deep]) }
+        for (value, expected) in [(PropertyListValue.array([.set([]), deep]), PropertyListError.Code.unsupportedValue), (.array([deep, .set([])]), .depthLimitExceeded)] {
+            var whole: PropertyListError.Code?
+            var streamed: PropertyListError.Code?
+            do { _ = try PropertyListJSONRenderer.render(value, maximumDepth: 5) } catch { whole = error.code }
+            do { try PropertyListJSONRenderer.render(value, maximumDepth: 5) { _ in } } catch { streamed = error.code }
+            #expect(whole == expected && streamed == expected, "\(String(describing: whole)) \(String(describing: streamed))")
+        }
     }
 }

@@ -24,10 +24,11 @@ import Testing
         var error: String
     }
 
-    static func run(_ arguments: [String], input: Data? = nil) throws -> Run {
+    static func run(_ arguments: [String], input: Data? = nil, in directory: URL? = nil) throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         let output = Pipe(), error = Pipe(), stdin = Pipe()
         process.standardOutput = output
         process.standardError = error
@@ -157,6 +158,9 @@ import Testing
         let spaced = try Self.run(["plist", "-"], input: Data(String(repeating: " ", count: 2_000_000).utf8) + Data("<plist><true/></plist>".utf8))
         #expect(spaced.status == 0, "\(spaced.error)")
         #expect(String(decoding: spaced.output, as: UTF8.self) == "true\n")
+        // Nor does a UTF-8 byte-order mark before the white space (a review's finding).
+        let marked = try Self.run(["plist", "-"], input: Data([0xEF, 0xBB, 0xBF]) + Data(String(repeating: "\n", count: 2_000_000).utf8) + Data("<plist><true/></plist>".utf8))
+        #expect(marked.status == 0, "\(marked.error)")
     }
 
     /// Each command's own help, on standard output with status 0 (the trial found
@@ -168,6 +172,12 @@ import Testing
             #expect(help.status == 0, "\(command)")
             #expect(String(decoding: help.output, as: UTF8.self).hasPrefix("usage: keyedarchive \(command)"), "\(command)")
         }
+        // `-h` as the value of `-o` is a file name, not a request for help.
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("keyedarchive-help-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let named = try Self.run(["convert", "-", "--to", "xml", "-o", "-h"], input: Data("<plist><true/></plist>".utf8), in: output)
+        #expect(named.status == 0 && FileManager.default.fileExists(atPath: output.appendingPathComponent("-h").path), "\(named.error)")
         let arabic = try Self.run(["plist", "-"], input: Data("<plist><integer>\u{661}\u{662}</integer></plist>".utf8))
         #expect(arabic.status == 1)
         #expect(arabic.error.contains("<integer> holds '\u{661}'"), "\(arabic.error)")

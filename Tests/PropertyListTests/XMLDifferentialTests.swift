@@ -70,10 +70,30 @@ import Testing
     @Test(arguments: [UInt64(21), 22])
     func randomValuesRoundTripThroughXML(seed: UInt64) throws {
         var generator = RandomPropertyListGenerator(seed: seed)
+        var refused = 0
         for index in 0..<200 {
             let value = generator.value(depth: 0, allowSets: false)
-            let back = try XMLPropertyListReader.read(try XMLPropertyListWriter().write(value)).value
+            guard let written = try Self.writeUnlessKeysMerge(value) else {
+                refused += 1
+                continue
+            }
+            let back = try XMLPropertyListReader.read(written).value
             #expect(XMLComparable(back) == XMLComparable(afterTrip: value), "seed \(seed), value \(index)")
+        }
+        #expect(refused < 100, "seed \(seed): \(refused)")
+    }
+
+    /// The XML of `value`, or nil when the writer refuses it because two of a dictionary's keys
+    /// would read back as one (a key and the same key after U+FEFF, which the random words hold);
+    /// any other refusal fails the test.
+    static func writeUnlessKeysMerge(_ value: PropertyListValue) throws -> [UInt8]? {
+        let result = Result { () throws(PropertyListError) in try XMLPropertyListWriter().write(value) }
+        switch result {
+        case .success(let bytes):
+            return bytes
+        case .failure(let error):
+            if error.code == .unsupportedValue, error.message.contains("reads back from XML as another key") { return nil }
+            throw error
         }
     }
 
@@ -168,7 +188,7 @@ import Testing
         var marked = 0
         for index in 0..<300 {
             let value = generator.value(depth: 0, allowSets: false)
-            let first = try XMLPropertyListWriter().write(value)
+            guard let first = try Self.writeUnlessKeysMerge(value) else { continue }
             let read = try XMLPropertyListReader.read(first).value
             #expect(XMLComparable(read) == XMLComparable(afterTrip: value), "seed \(seed), value \(index)")
             // Each trip drops one leading U+FEFF of each string and key, so a text that starts
@@ -176,7 +196,9 @@ import Testing
             var current = first
             var trips = 0
             while true {
-                let next = try XMLPropertyListWriter().write(try XMLPropertyListReader.read(current).value)
+                // A trip can also make two keys that would read back as one (\u{FEFF}\u{FEFF}
+                // and \u{FEFF} become \u{FEFF} and ""): the writer then refuses, and the walk ends.
+                guard let next = try Self.writeUnlessKeysMerge(try XMLPropertyListReader.read(current).value) else { break }
                 if next == current { break }
                 #expect(String(decoding: current, as: UTF8.self).unicodeScalars.contains("\u{FEFF}"), "seed \(seed), value \(index)")
                 current = next

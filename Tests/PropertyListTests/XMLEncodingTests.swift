@@ -52,6 +52,11 @@ import Testing
         #expect(location(utf32) == .line(3, column: 12))
         let windows1252 = Array("<?xml version=\"1.0\" encoding=\"windows-1252\"?>\n<plist><string>ab".utf8) + [0x81]
         #expect(location(windows1252) == .line(2, column: 18))
+        // Lines end at CR and CRLF too, as for every other error (a review's finding).
+        for ending in ["\r", "\r\n", "\n"] {
+            let text = "<?xml version=\"1.0\" encoding=\"windows-1252\"?>" + ending + "<plist>" + ending + "<string>ab"
+            #expect(location(Array(text.utf8) + [0x81]) == .line(3, column: 11), "\(ending.debugDescription)")
+        }
     }
 
     /// Every byte-order mark the XML reader converts is also recognised by the codec's format

@@ -70,7 +70,8 @@ import Testing
 
 /// A value as XML can keep it: keys sorted, reals widened to 64 bits, -0 as 0, NaN canonical,
 /// dates floored to the second, UIDs truncated to 32 bits, strings and keys without one leading
-/// U+FEFF (Core Foundation's reader drops it; keys then equal are one, the last value kept).
+/// U+FEFF (Core Foundation's reader drops it; keys then equal are one, the last value kept — the
+/// writer refuses such a dictionary, so only values read from elsewhere meet that case).
 struct XMLComparable: Equatable {
     let value: PropertyListValue
 

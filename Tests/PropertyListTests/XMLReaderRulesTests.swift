@@ -178,6 +178,25 @@ import Testing
         #expect(try XMLReaderRulesTests.read("<dict><key>a</key><integer>1</integer><key>\u{FEFF}a</key><integer>2</integer></dict>") == ["a": 2])
     }
 
+    /// A review's finding: `{a: 1, \u{FEFF}a: 2}` passed the twin check and came back from XML as
+    /// `{a: 2}` (Foundation on Linux reads it back so too). Keys that a reader takes for one are
+    /// refused like twins; keys that differ after the drop are written.
+    @Test func keysAReaderWouldMergeAreRefused() throws {
+        let merged: PropertyListValue = .dictionary(PropertyListDictionary(entries: [.init(key: "a", value: 1), .init(key: "\u{FEFF}a", value: 2)]))
+        do {
+            _ = try XMLPropertyListWriter().write(merged)
+            Issue.record("wrote keys that read back as one")
+        } catch {
+            #expect(error.code == .unsupportedValue && error.message.contains("reads back from XML as another key"), "\(error)")
+        }
+        // The same through Core Foundation's reader: both entries become one.
+        let xml = Array("<plist><dict><key>a</key><integer>1</integer><key>\u{FEFF}a</key><integer>2</integer></dict></plist>".utf8)
+        let foundation = try PropertyListSerialization.propertyList(from: Data(xml), options: [], format: nil) as? [String: Any]
+        #expect(foundation?.count == 1)
+        let distinct: PropertyListValue = .dictionary(PropertyListDictionary(entries: [.init(key: "a", value: 1), .init(key: "\u{FEFF}b", value: 2)]))
+        #expect(try XMLPropertyListReader.read(try XMLPropertyListWriter().write(distinct)).value == ["a": 1, "b": 2])
+    }
+
     /// A UID in Core Foundation's layout and in looser layouts reads the same.
     @Test func uidLayouts() throws {
         #expect(try XMLReaderRulesTests.read("<dict>\n\t<key>CF$UID</key>\n\t<integer>7</integer>\n</dict>") == .uid(PropertyListUID(7)))

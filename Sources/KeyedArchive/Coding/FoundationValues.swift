@@ -129,7 +129,7 @@ enum GeometryText {
 
     /// The first `count` numbers of `text` in order, anything between them skipped, and 0 for
     /// each one the text does not have — `NSPointFromString`'s reading ("{3}" is the point
-    /// (3, 0), "junk" the point (0, 0)). Stops once it has `count`.
+    /// (3, 0), "junk" the point (0, 0)). Stops once it has `count`; linear in the text.
     static func numbers(in text: String, count: Int) -> [Double] {
         var numbers: [Double] = []
         numbers.reserveCapacity(count)
@@ -152,8 +152,8 @@ enum GeometryText {
     private static func number(in bytes: [UInt8], at start: Int) -> (Double, Int)? {
         var position = start
         if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
-        for word in ["infinity", "inf", "nan"] where matches(word, in: bytes, at: position) {
-            let end = position + word.utf8.count
+        for word in specialWords where matches(word, in: bytes, at: position) {
+            let end = position + word.count
             guard let value = Double(String(decoding: bytes[start..<end], as: UTF8.self)) else { return nil }
             return (value, end)
         }
@@ -184,10 +184,16 @@ enum GeometryText {
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
-    private static func matches(_ word: String, in bytes: [UInt8], at position: Int) -> Bool {
-        let letters = Array(word.utf8)
+    /// Longest first: `infinity` before its prefix `inf`.
+    private static let specialWords: [[UInt8]] = [Array("infinity".utf8), Array("inf".utf8), Array("nan".utf8)]
+
+    private static func matches(_ letters: [UInt8], in bytes: [UInt8], at position: Int) -> Bool {
         guard bytes.count - position >= letters.count else { return false }
-        for (offset, letter) in letters.enumerated() where bytes[position + offset] | 0x20 != letter { return false }
+        var offset = 0
+        while offset < letters.count {
+            guard bytes[position + offset] | 0x20 == letters[offset] else { return false }
+            offset += 1
+        }
         return true
     }
 }
@@ -242,13 +248,13 @@ extension ArchiveSpecialValue: ArchiveObjectCodable {
         let code = try fields.decode(Int.self, forKey: "NS.special")
         switch code {
         case 1:
-            let numbers = GeometryText.numbers(in: try fields.decode(String.self, forKey: "NS.pointval"), count: 2)
+            let numbers = try geometryNumbers(in: fields, forKey: "NS.pointval")
             return .point(ArchivePoint(x: numbers[0], y: numbers[1]))
         case 2:
-            let numbers = GeometryText.numbers(in: try fields.decode(String.self, forKey: "NS.sizeval"), count: 2)
+            let numbers = try geometryNumbers(in: fields, forKey: "NS.sizeval")
             return .size(ArchiveSize(width: numbers[0], height: numbers[1]))
         case 3:
-            let numbers = GeometryText.numbers(in: try fields.decode(String.self, forKey: "NS.rectval"), count: 4)
+            let numbers = try geometryNumbers(in: fields, forKey: "NS.rectval")
             return .rect(ArchiveRect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3]))
         case 4:
             let location = try fields.decode(Int.self, forKey: "NS.rangeval.location")
@@ -268,6 +274,27 @@ extension ArchiveSpecialValue: ArchiveObjectCodable {
         default:
             throw fields.error(.typeMismatch, "NS.special \(code) names a structure with no mapping (1 point, 2 size, 3 rect, 4 range, 12 edge insets); the generic view shows its fields", key: "NS.special")
         }
+    }
+
+    /// The first four numbers of the geometry text under `key` (a point or size uses two),
+    /// read once per string object: many NSValues sharing one long text cost its length once
+    /// (a review's finding: a thousand NSValues over one 200 KB string took minutes).
+    private static func geometryNumbers(in fields: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> [Double] {
+        let session = fields.session
+        guard let reference = try fields.reference(forKey: key), !reference.isNull else {
+            // Absent or $null: the general path names what is missing.
+            return GeometryText.numbers(in: try fields.decode(String.self, forKey: key), count: 4)
+        }
+        let uid = try session.index(reference)
+        let numbers = try session.decodeContainer(GeometryNumbers.self, uid: uid, count: 0) { () throws(ArchiveError) in
+            GeometryNumbers(values: GeometryText.numbers(in: try fields.decode(String.self, forKey: key), count: 4))
+        }
+        return numbers.values
+    }
+
+    /// The numbers of one geometry text, as the per-object cache holds them.
+    private struct GeometryNumbers {
+        let values: [Double]
     }
 
     /// ` ("[3i]")` when the value's first unkeyed field is the type's text, as Foundation writes it.

@@ -47,16 +47,17 @@ struct ArchiveGraphWalker {
     static let inlineStringLimit = 256
 
     /// Whether `string` prints within ``inlineStringLimit`` bytes, escapes counted: a control
-    /// character prints as six (`\u0001`), and every byte of a non-ASCII character as two, as
-    /// much as the escaped separators and bidirectional controls take. (Counted by raw length,
-    /// a 256-character string of controls printed 1,536 bytes at every one of a million
-    /// references: the trial's 1.5 GB dump of a 1 MB file.)
+    /// character prints as six (`\u0001`), and every byte of a non-ASCII character counts three,
+    /// at least what the escaped ones take (a C1 control, two bytes, prints as six; a separator
+    /// or bidirectional control, three bytes, as six). (Counted by raw length, a 256-character
+    /// string of controls printed 1,536 bytes at every one of a million references: the trial's
+    /// 1.5 GB dump of a 1 MB file.)
     static func printsInline(_ string: String) -> Bool {
         var cost = 0
         for byte in string.utf8 {
             switch byte {
             case 0x20..<0x7F: cost &+= byte == 0x22 || byte == 0x5C ? 2 : 1
-            case 0x80...: cost &+= 2
+            case 0x80...: cost &+= 3
             default: cost &+= 6
             }
             if cost > inlineStringLimit { return false }

@@ -33,13 +33,14 @@ public enum PropertyListJSONRenderer {
         let result = withoutActuallyEscaping(output) { output -> Result<Void, PropertyListError> in
             var renderer = JSONTextBuilder(maximumDepth: maximumDepth, maximumByteCount: maximumByteCount)
             renderer.output = output
-            defer { renderer.flush() }
             do throws(PropertyListError) {
                 try renderer.append(value, depth: 0)
             } catch {
+                // What is still buffered is dropped: every chunk handed on was within the budget.
                 return .failure(error)
             }
             renderer.out.append(0x0A)
+            renderer.flush()
             return .success(())
         }
         try result.get()
@@ -49,34 +50,46 @@ public enum PropertyListJSONRenderer {
         String(decoding: try render(value), as: UTF8.self)
     }
 
-    /// Throws what rendering `value` would throw for its shape: a set, or containers nested
-    /// deeper than `maximumDepth`. Iterative, and it stops at the first fault.
+    /// Throws what rendering `value` would throw for its shape — a set, or containers nested
+    /// deeper than `maximumDepth` — and the first such fault in document order, as rendering
+    /// meets it. Iterative, with one frame per open container: memory is the depth, not the
+    /// (possibly shared and repeated) containers.
     static func checkExpressible(_ value: PropertyListValue, maximumDepth: Int) throws(PropertyListError) {
-        var pending: [(value: PropertyListValue, depth: Int)] = [(value, 0)]
-        while let (next, depth) = pending.popLast() {
-            switch next {
+        /// The container's child count, after the checks rendering makes when it reaches it.
+        func check(_ value: PropertyListValue, depth: Int) throws(PropertyListError) -> Int? {
+            switch value {
             case .set:
                 throw PropertyListError(.unsupportedValue, "a set has no form in property-list JSON")
             case .array(let elements):
-                guard depth < maximumDepth else {
-                    throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
-                }
-                for element in elements where isContainer(element) { pending.append((element, depth + 1)) }
+                guard depth < maximumDepth else { throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)") }
+                return elements.count
             case .dictionary(let dictionary):
-                guard depth < maximumDepth else {
-                    throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
-                }
-                for entry in dictionary.entries where isContainer(entry.value) { pending.append((entry.value, depth + 1)) }
+                guard depth < maximumDepth else { throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)") }
+                return dictionary.count
             default:
-                continue
+                return nil
             }
         }
-    }
-
-    private static func isContainer(_ value: PropertyListValue) -> Bool {
-        switch value {
-        case .array, .dictionary, .set: return true
-        default: return false
+        func child(_ container: PropertyListValue, _ position: Int) -> PropertyListValue {
+            switch container {
+            case .array(let elements): return elements[position]
+            case .dictionary(let dictionary): return dictionary.entries[position].value
+            default: return container
+            }
+        }
+        guard let count = try check(value, depth: 0) else { return }
+        var frames: [(container: PropertyListValue, count: Int, next: Int)] = [(value, count, 0)]
+        while let last = frames.indices.last {
+            let (container, count, next) = frames[last]
+            guard next < count else {
+                frames.removeLast()
+                continue
+            }
+            frames[last].next = next + 1
+            let element = child(container, next)
+            if let childCount = try check(element, depth: frames.count) {
+                frames.append((element, childCount, 0))
+            }
         }
     }
 
@@ -134,6 +147,19 @@ struct JSONTextBuilder {
         for _ in 0..<depth { out.append(0x20); out.append(0x20) }
     }
 
+    /// The bytes `appendString` writes for `string`, quotes included.
+    static func escapedLength(_ string: String) -> Int {
+        var length = 2
+        for byte in string.utf8 {
+            switch byte {
+            case 0x22, 0x5C, 0x0A, 0x0D, 0x09: length &+= 2
+            case 0..<0x20: length &+= 6
+            default: length &+= 1
+            }
+        }
+        return length
+    }
+
     mutating func appendString(_ string: String) {
         out.append(0x22)
         for byte in string.utf8 {
@@ -181,7 +207,13 @@ struct JSONTextBuilder {
     private mutating func appendValue(_ value: PropertyListValue, depth: Int) throws(PropertyListError) {
         switch value {
         case .string(let string):
-            try checkLength(adding: string.utf8.count)
+            let length = string.utf8.count
+            try checkLength(adding: length)
+            // Escapes can make the text up to six times the string: count them exactly when
+            // that could pass the budget, before anything is copied.
+            if written &+ out.count &+ length.multipliedReportingOverflow(by: 6).partialValue > maximumByteCount || length > maximumByteCount / 6 {
+                try checkLength(adding: Self.escapedLength(string))
+            }
             appendString(string)
         case .integer(let integer): appendASCII(integer.description)
         case .real(let real): appendReal(real.doubleValue)

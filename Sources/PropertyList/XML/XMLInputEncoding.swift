@@ -127,16 +127,26 @@ enum XMLInputEncoding {
 
     /// Line and column (in characters) of the text converted so far, for the location of a
     /// character that cannot be converted.
+    /// Lines end at LF, CR or CRLF, as the scanner counts them for every other error.
     private struct TextPlace {
         var line = 1
         var column = 1
+        var afterCarriageReturn = false
 
         mutating func advance(past scalar: Unicode.Scalar) {
-            if scalar == "\n" {
+            switch scalar {
+            case "\r":
                 line += 1
                 column = 1
-            } else {
+                afterCarriageReturn = true
+            case "\n":
+                // The LF of a CRLF ends no second line.
+                if !afterCarriageReturn { line += 1 }
+                column = 1
+                afterCarriageReturn = false
+            default:
                 column += 1
+                afterCarriageReturn = false
             }
         }
 
