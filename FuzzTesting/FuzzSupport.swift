@@ -167,19 +167,25 @@ enum FuzzXMLImage {
                 return lhs.offset < rhs.offset
             }.map(\.element)
             var entries: [PropertyListDictionary.Entry] = []
+            entries.reserveCapacity(sorted.count)
             var previousKey: String?
+            var anyMarked = false
             for entry in sorted {
                 guard let image = of(entry.value) else { return nil }
                 // A key stored twice: the XML writer refuses the dictionary (Core Foundation's
                 // binary reader and XML readers would give it different meanings).
-                if let previousKey, Array(previousKey.unicodeScalars) == Array(entry.key.unicodeScalars) { return nil }
+                if let previousKey, previousKey.unicodeScalars.elementsEqual(entry.key.unicodeScalars) { return nil }
                 previousKey = entry.key
                 // Read back, a key loses a leading U+FEFF; keys then equal would be one key, so
                 // the writer refuses the dictionary.
-                entries.append(PropertyListDictionary.Entry(key: droppingByteOrderMark(entry.key), value: image))
+                let key = droppingByteOrderMark(entry.key)
+                if key.utf8.count != entry.key.utf8.count { anyMarked = true }
+                entries.append(PropertyListDictionary.Entry(key: key, value: image))
             }
-            var readKeys = Set<[Unicode.Scalar]>()
-            for entry in entries where !readKeys.insert(Array(entry.key.unicodeScalars)).inserted { return nil }
+            if anyMarked {
+                var readKeys = Set<[Unicode.Scalar]>()
+                for entry in entries where !readKeys.insert(Array(entry.key.unicodeScalars)).inserted { return nil }
+            }
             if entries.count == 1, entries[0].key == "CF$UID" {
                 switch entries[0].value {
                 case .integer(let integer):
@@ -243,7 +249,7 @@ enum FuzzXMLImage {
 
     /// The text Core Foundation's XML reader makes of `text`: one leading U+FEFF dropped.
     static func droppingByteOrderMark(_ text: String) -> String {
-        guard text.unicodeScalars.first == "\u{FEFF}" else { return text }
+        guard text.utf8.first == 0xEF, text.unicodeScalars.first == "\u{FEFF}" else { return text }
         return String(text.unicodeScalars.dropFirst())
     }
 
