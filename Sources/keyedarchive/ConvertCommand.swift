@@ -29,13 +29,22 @@ struct ConvertCommand: ToolCommand {
     func run() throws -> Int32 {
         let file = try readPropertyListFile(path)
         let bytes: [UInt8]
+        // Binary to XML is the one conversion that can lose values: its value tree is kept to
+        // compare with what the XML reads back as.
+        var binaryValue: PropertyListValue?
         do {
-            bytes = try PropertyListCodec.convert(file, to: format)
+            if format == .xml, case .binary(let document) = file {
+                let value = try document.value()
+                binaryValue = value
+                bytes = try XMLPropertyListWriter().write(value)
+            } else {
+                bytes = try PropertyListCodec.convert(file, to: format)
+            }
         } catch {
             throw InputError(message: "\(path): \(error)")
         }
         try writeOutput(bytes, to: outputPath)
-        if format == .xml, file.format == .binary, let loss = Self.firstLoss(in: file, written: bytes) {
+        if let binaryValue, let loss = Self.firstLoss(of: binaryValue, written: bytes) {
             // Not a fault — Core Foundation converts the same way — but a user should know.
             writeStandardError("keyedarchive convert: warning: \(oneLine(path)): XML does not keep every value: \(oneLine(loss)) (Docs/PropertyLists.md lists what XML loses)\n")
         }
@@ -44,9 +53,8 @@ struct ConvertCommand: ToolCommand {
 
     /// Where the XML, read back, first differs from the binary file's value, and how; nil when
     /// it holds every value (key order and sharing aside, which XML never keeps).
-    static func firstLoss(in file: PropertyListFile, written: [UInt8]) -> String? {
-        guard case .binary(let document) = file, let original = try? document.value(),
-              let back = try? XMLPropertyListReader.read(written).value else { return nil }
+    static func firstLoss(of original: PropertyListValue, written: [UInt8]) -> String? {
+        guard let back = try? XMLPropertyListReader.read(written).value else { return nil }
         var pending: [(original: PropertyListValue, back: PropertyListValue, path: String)] = [(original, back, "root")]
         while let (lhs, rhs, path) = pending.popLast() {
             switch (lhs, rhs) {

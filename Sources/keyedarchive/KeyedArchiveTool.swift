@@ -89,7 +89,7 @@ func exitProcess(_ status: Int32) -> Never {
 }
 
 func writeStandardOutput(_ bytes: [UInt8]) {
-    FileHandle.standardOutput.write(Data(bytes))
+    writeStandardOutput(bytes[...])
 }
 
 func writeStandardOutput(_ bytes: ArraySlice<UInt8>) {

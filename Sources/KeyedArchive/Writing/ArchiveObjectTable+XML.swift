@@ -26,7 +26,7 @@ extension ArchiveObjectTable {
         // The tree holds `$top` in Core Foundation's hash order; the writer sorts that list.
         let stored = OrderCache().order(topKeys, sizing: .growth)
         let storedKeys = stored.map { topKeys[$0] }
-        if let merged = XMLPropertyListBuilder.keyMergedOnReading(storedKeys) { throw Self.mergedKeyError(merged) }
+        try XMLPropertyListBuilder.checkKeysSurviveReading(storedKeys)
         try builder.beginDictionary(count: stored.count, depth: 1)
         guard !stored.isEmpty else { return }
         for index in XMLPropertyListBuilder.writingOrder(ofKeys: storedKeys) {
@@ -34,10 +34,6 @@ extension ArchiveObjectTable {
             try builder.add(topValues[stored[index]], depth: 2)
         }
         builder.endDictionary(depth: 1)
-    }
-
-    private static func mergedKeyError(_ key: String) -> PropertyListError {
-        PropertyListError(.unsupportedValue, "the key \"\(key.excerptForMessage(128))\" reads back from XML as another key of its object (Core Foundation's reader drops a leading U+FEFF), so one of their values would be lost")
     }
 
     private static let classDescriptorKeys = [ArchiveKeys.className, ArchiveKeys.classes]
@@ -66,7 +62,7 @@ extension ArchiveObjectTable {
                     let (allKeys, order) = instanceKeyOrder(fields, classUID: classUID, cache: cache)
                     let storedKeys = order.map { allKeys[$0] }
                     // Once per key layout: two keys one XML reader takes for one.
-                    if let merged = XMLPropertyListBuilder.keyMergedOnReading(storedKeys) { throw Self.mergedKeyError(merged) }
+                    try XMLPropertyListBuilder.checkKeysSurviveReading(storedKeys)
                     let positions = XMLPropertyListBuilder.writingOrder(ofKeys: storedKeys).map { order[$0] }
                     layout = (positions, positions.map { XMLPropertyListBuilder.keyLine(allKeys[$0]) })
                     layouts.insert(layout, classUID: classUID, keys: fieldKeys[fields])

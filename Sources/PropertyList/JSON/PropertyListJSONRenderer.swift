@@ -210,10 +210,10 @@ struct JSONTextBuilder {
             let length = string.utf8.count
             try checkLength(adding: length)
             // Escapes can make the text up to six times the string: count them exactly when
-            // that could pass the budget, before anything is copied.
-            if written &+ out.count &+ length.multipliedReportingOverflow(by: 6).partialValue > maximumByteCount || length > maximumByteCount / 6 {
-                try checkLength(adding: Self.escapedLength(string))
-            }
+            // that could pass the budget, before anything is copied. (The check above leaves
+            // `room` at least `length`.)
+            let room = maximumByteCount &- written &- out.count
+            if length > room / 6 { try checkLength(adding: Self.escapedLength(string)) }
             appendString(string)
         case .integer(let integer): appendASCII(integer.description)
         case .real(let real): appendReal(real.doubleValue)

@@ -149,23 +149,20 @@ public struct XMLPropertyListBuilder: ~Copyable {
         emitter.out.append("</key>\n")
     }
 
-    /// A key of `keys` that an XML reader would not keep apart from another: Core Foundation's
-    /// reader drops one leading U+FEFF from a key, so `a` and `\u{FEFF}a` come back as one key
-    /// and one value is lost. Nil when every key survives (the common case, decided by looking at
-    /// each key's first byte). Exact twins are not looked for here (the writer finds them while
-    /// sorting).
-    public static func keyMergedOnReading(_ keys: some Sequence<String>) -> String? {
-        guard keys.contains(where: { $0.utf8.first == 0xEF && $0.unicodeScalars.first == "\u{FEFF}" }) else { return nil }
+    /// Refuses keys an XML reader would not keep apart: Core Foundation's reader drops one
+    /// leading U+FEFF from a key, so `a` and `\u{FEFF}a` come back as one key and one value is
+    /// lost (`unsupportedValue`, naming the key). The common case — no key starts with U+FEFF —
+    /// is decided by each key's first byte. Exact twins are not looked for here (the writer
+    /// finds them while sorting; an archive's encoder refuses them).
+    public static func checkKeysSurviveReading(_ keys: some Sequence<String>) throws(PropertyListError) {
+        guard keys.contains(where: { $0.utf8.first == 0xEF && $0.unicodeScalars.first == "\u{FEFF}" }) else { return }
         var seen: Set<ExactString> = []
         for key in keys {
             let read = key.unicodeScalars.first == "\u{FEFF}" ? String(key.unicodeScalars.dropFirst()) : key
-            if !seen.insert(ExactString(read)).inserted { return key }
+            guard seen.insert(ExactString(read)).inserted else {
+                throw PropertyListError(.unsupportedValue, "the key \"\(key.excerptForMessage(128))\" reads back from XML as another key of its dictionary (Core Foundation's reader drops a leading U+FEFF), so one of their values would be lost")
+            }
         }
-        return nil
-    }
-
-    static func mergedKeyError(_ key: String) -> PropertyListError {
-        PropertyListError(.unsupportedValue, "the key \"\(key.excerptForMessage(128))\" reads back from XML as another key of its dictionary (Core Foundation's reader drops a leading U+FEFF), so one of their values would be lost")
     }
 
     /// The order Core Foundation writes these dictionary keys in (UTF-16 order, equal keys in
@@ -369,6 +366,7 @@ struct XMLPropertyListEmitter {
             guard depth < maximumDepth else { throw depthError() }
             out.append("<dict>\n")
             let entries = dictionary.entries
+            try XMLPropertyListBuilder.checkKeysSurviveReading(entries.lazy.map(\.key))
             if let order = XMLKeyOrder.writingOrder(entries) {
                 // Sorted, a key stored twice sits beside its twin. Core Foundation's binary
                 // reader keeps the first value and every XML reader the last: written out, the
@@ -377,10 +375,8 @@ struct XMLPropertyListEmitter {
                 for index in 1..<order.count where XMLKeyOrder.compare(entries[order[index - 1]].key, entries[order[index]].key) == 0 {
                     throw PropertyListError(.unsupportedValue, "a dictionary stores the key \"\(entries[order[index]].key.excerptForMessage(128))\" twice: Core Foundation's binary reader keeps the first value, XML readers the last, so XML cannot say which this dictionary holds")
                 }
-                if let merged = XMLPropertyListBuilder.keyMergedOnReading(entries.lazy.map(\.key)) { throw XMLPropertyListBuilder.mergedKeyError(merged) }
                 for position in order { try writeEntry(entries[position], depth: depth + 1) }
             } else {
-                if let merged = XMLPropertyListBuilder.keyMergedOnReading(entries.lazy.map(\.key)) { throw XMLPropertyListBuilder.mergedKeyError(merged) }
                 for entry in entries { try writeEntry(entry, depth: depth + 1) }
             }
             out.appendTabs(depth)
