@@ -15,6 +15,7 @@ let package = Package(
         .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
         .executableTarget(name: "keyedarchive-benchmark", dependencies: ["PropertyList", "KeyedArchive", "BenchmarkSupport"]),
         .executableTarget(name: "keyedarchive-fleet-benchmark", dependencies: ["PropertyList", "KeyedArchive", "BenchmarkSupport"]),
+        .executableTarget(name: "keyedarchive-stack-benchmark", dependencies: ["PropertyList", "KeyedArchive"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "KeyedArchiveToolTests", dependencies: ["keyedarchive"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList"]),

@@ -33,6 +33,9 @@ public struct PropertyListError: Error, Hashable, Sendable, CustomStringConverti
         public static let invalidText = Code(rawValue: "invalidText")
         /// Nesting deeper than ``PropertyListReadingOptions/maximumDepth``.
         public static let depthLimitExceeded = Code(rawValue: "depthLimitExceeded")
+        /// Values nest so deep that the thread's stack would run out (a `Codable` value's own
+        /// `init(from:)` or `encode(to:)` runs at every level); see ``ThreadStackLimit``.
+        public static let stackExhausted = Code(rawValue: "stackExhausted")
         /// A size budget from ``PropertyListReadingOptions`` was exceeded.
         public static let sizeLimitExceeded = Code(rawValue: "sizeLimitExceeded")
         /// Malformed XML markup.

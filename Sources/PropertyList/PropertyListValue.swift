@@ -19,7 +19,18 @@ public enum PropertyListValue: Hashable, Sendable {
 
     /// Exact equality: strings by Unicode scalars (not canonical equivalence), reals and dates
     /// by bit pattern, dictionaries by entries in order.
+    ///
+    /// Containers are compared with a stack of their own rather than by recursion, so that
+    /// comparing values as deep as a reader accepts takes no more thread stack than comparing
+    /// flat ones; hashing walks the same way.
     public static func == (lhs: PropertyListValue, rhs: PropertyListValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.array, .array), (.set, .set), (.dictionary, .dictionary): return containersEqual(lhs, rhs)
+        default: return scalarsEqual(lhs, rhs)
+        }
+    }
+
+    private static func scalarsEqual(_ lhs: PropertyListValue, _ rhs: PropertyListValue) -> Bool {
         switch (lhs, rhs) {
         case let (.string(a), .string(b)): return a.isExactlyEqual(to: b)
         case let (.integer(a), .integer(b)): return a == b
@@ -28,10 +39,56 @@ public enum PropertyListValue: Hashable, Sendable {
         case let (.date(a), .date(b)): return a == b
         case let (.data(a), .data(b)): return a == b
         case let (.uid(a), .uid(b)): return a == b
-        case let (.array(a), .array(b)): return a == b
-        case let (.set(a), .set(b)): return a == b
-        case let (.dictionary(a), .dictionary(b)): return a == b
         default: return false
+        }
+    }
+
+    private static func containersEqual(_ lhs: PropertyListValue, _ rhs: PropertyListValue) -> Bool {
+        var pending: [(PropertyListValue, PropertyListValue)] = [(lhs, rhs)]
+        while let (left, right) = pending.popLast() {
+            switch (left, right) {
+            case let (.array(a), .array(b)), let (.set(a), .set(b)):
+                guard a.count == b.count else { return false }
+                for index in a.indices { pending.append((a[index], b[index])) }
+            case let (.dictionary(a), .dictionary(b)):
+                guard a.count == b.count else { return false }
+                for (first, second) in zip(a.entries, b.entries) {
+                    guard first.key.isExactlyEqual(to: second.key) else { return false }
+                    pending.append((first.value, second.value))
+                }
+            case (.array, _), (.set, _), (.dictionary, _), (_, .array), (_, .set), (_, .dictionary):
+                return false
+            default:
+                guard scalarsEqual(left, right) else { return false }
+            }
+        }
+        return true
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        var pending: [PropertyListValue] = [self]
+        while let value = pending.popLast() {
+            switch value {
+            case .string(let string): hasher.combine(0 as UInt8); hasher.combine(string)
+            case .integer(let integer): hasher.combine(1 as UInt8); hasher.combine(integer)
+            case .real(let real): hasher.combine(2 as UInt8); hasher.combine(real)
+            case .bool(let flag): hasher.combine(3 as UInt8); hasher.combine(flag)
+            case .date(let date): hasher.combine(4 as UInt8); hasher.combine(date)
+            case .data(let bytes): hasher.combine(5 as UInt8); hasher.combine(bytes)
+            case .uid(let uid): hasher.combine(6 as UInt8); hasher.combine(uid)
+            case .array(let elements):
+                hasher.combine(7 as UInt8); hasher.combine(elements.count)
+                pending.append(contentsOf: elements.reversed())
+            case .dictionary(let dictionary):
+                hasher.combine(8 as UInt8); hasher.combine(dictionary.count)
+                for entry in dictionary.entries.reversed() {
+                    pending.append(entry.value)
+                    pending.append(.string(entry.key))
+                }
+            case .set(let elements):
+                hasher.combine(9 as UInt8); hasher.combine(elements.count)
+                pending.append(contentsOf: elements.reversed())
+            }
         }
     }
 }

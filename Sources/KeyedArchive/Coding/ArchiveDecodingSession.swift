@@ -63,6 +63,8 @@ final class ArchiveDecodingSession {
         /// The families of the few types asked for, in asking order (a registry lookup hashes).
         var families: [(type: ObjectIdentifier, family: (entry: Int, includesDescendants: Bool))] = []
         var depth = 0
+        /// The floor of the thread stack this decode may use, looked up when a decode starts.
+        var stackLimit = ThreadStackLimit.unlimited
         var elementCount = 0
         var visitCount = 0
         /// Values in all the property-list trees handed out so far, each counted as expanded.
@@ -485,6 +487,7 @@ final class ArchiveDecodingSession {
         guard state.pointee.depth < options.maximumDepth else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth)", uid: uid)
         }
+        guard state.pointee.stackLimit.hasRoom() else { throw stackExhausted(uid: uid) }
         try checkKeysAreUnique(instance.fields, uid: uid)
         state.pointee.objectStates[uid] = .inProgress
         state.pointee.depth += 1
@@ -510,6 +513,22 @@ final class ArchiveDecodingSession {
             state.pointee.models.append(value)
         }
         return (value, uid)
+    }
+
+    /// Looks up how much of the current thread's stack this decode may use: once per decode,
+    /// on the thread that runs it.
+    func beginStackWatch() {
+        state.pointee.stackLimit = ThreadStackLimit.current()
+    }
+
+    /// The stop before the thread's stack runs out: the depth reached and what was left, so that
+    /// a caller can tell a hostile archive from a legitimately deep one that needs a bigger
+    /// stack. Out of line, so that the checks' frames do not hold its message.
+    @inline(never)
+    func stackExhausted(uid: Int) -> ArchiveError {
+        let limit = state.pointee.stackLimit
+        let stack = limit.threadStackSize.map { "\($0 >> 10) KiB" } ?? "unknown size"
+        return error(.stackExhausted, "objects nest \(state.pointee.depth) deep, and \(max(0, limit.bytesLeft() &+ ThreadStackLimit.headroom) >> 10) KiB of this thread's stack (\(stack)) are left, \(ThreadStackLimit.headroom >> 10) KiB of them kept for the deepest frames; decode on a thread with a bigger stack (Docs/Security.md, \"Thread stacks\")", uid: uid)
     }
 
     /// The error of a model that is not the type asked for: a registration that names the wrong
@@ -581,6 +600,7 @@ final class ArchiveDecodingSession {
         guard state.pointee.depth < options.maximumDepth, state.pointee.inProgressCounts[uid] < UInt16.max else {
             throw error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth)", uid: uid)
         }
+        guard state.pointee.stackLimit.hasRoom() else { throw stackExhausted(uid: uid) }
         state.pointee.depth += 1
         state.pointee.inProgressCounts[uid] += 1
         state.pointee.inProgress.append(key)

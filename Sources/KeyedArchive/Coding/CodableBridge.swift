@@ -85,9 +85,16 @@ enum PropertyListTreeArchiving {
     /// such a value would walk every copy. So trees are refused beyond the reader's
     /// `maximumExpandedValueCount`, as a property list read from a file is: each tree as it is
     /// built, and all the trees handed out by one decode together.
+    ///
+    /// `height` counts the container levels in the tree (0 for a scalar): a shared container
+    /// handed out again deep inside another nests as deep as that reference puts it, so it is
+    /// checked there against `maximumDepth` — without that, chained shared containers build a
+    /// value deeper than any limit, whose comparison, release or `Codable` decode would recurse
+    /// past the end of the stack.
     struct Node {
         let value: PropertyListValue
         let expandedCount: Int
+        var height = 0
     }
 
     /// A container being built by ``tree(uid:decoder:)``.
@@ -101,6 +108,7 @@ enum PropertyListTreeArchiving {
         var dictionary = PropertyListDictionary()
         var key = ""
         var total = 1
+        var childHeight = 0
     }
 
     private static let nodeType = ObjectIdentifier(Node.self)
@@ -132,6 +140,7 @@ enum PropertyListTreeArchiving {
                         pathDepth -= 1
                     }
                     try session.countTreeValues(node.expandedCount, into: &stack[last].total, uid: stack[last].uid)
+                    stack[last].childHeight = max(stack[last].childHeight, node.height)
                     if stack[last].kind == .dictionary {
                         stack[last].dictionary.append(key: stack[last].key, value: node.value)
                     } else {
@@ -149,7 +158,7 @@ enum PropertyListTreeArchiving {
                     case .set: value = .set(frame.elements)
                     default: value = .array(frame.elements)
                     }
-                    let node = Node(value: value, expandedCount: frame.total)
+                    let node = Node(value: value, expandedCount: frame.total, height: frame.childHeight &+ 1)
                     stack.removeLast()
                     session.endContainer(uid: frame.uid, type: nodeType, value: node)
                     finished = node
@@ -222,7 +231,16 @@ enum PropertyListTreeArchiving {
             let seconds = try Date.decode(uid: uid, session: session).timeIntervalSinceReferenceDate
             return Node(value: .date(PropertyListDate(secondsSinceReferenceDate: seconds)), expandedCount: 1)
         case .array, .set, .dictionary:
-            if case let known as Node = session.decodedContainer(uid: uid, type: nodeType) { return known }
+            if case let known as Node = session.decodedContainer(uid: uid, type: nodeType) {
+                let maximumDepth = session.options.maximumDepth
+                guard stack.count &+ known.height <= maximumDepth else {
+                    throw session.error(.depthLimitExceeded, "a shared collection \(known.height) levels deep, referenced \(stack.count) levels down, nests deeper than \(maximumDepth)", uid: uid)
+                }
+                guard ThreadStackLimit.canHoldValue(depth: stack.count &+ known.height) else {
+                    throw session.error(.stackExhausted, PropertyListError.valueTooDeepForStack(stack.count &+ known.height).message, uid: uid)
+                }
+                return known
+            }
             guard let instance = try session.foundationInstance(uid, kind: kind, requested: requested) else {
                 throw session.error(.typeMismatch, "expected an \(kind.defaultNames.first ?? kind.rawValue), found \(session.describe(uid))", uid: uid)
             }
@@ -234,6 +252,9 @@ enum PropertyListTreeArchiving {
                     throw session.error(.valueOutOfRange, "NS.keys has \(stored.count) entries but NS.objects has \(objects.count)", uid: uid)
                 }
                 keys = stored
+            }
+            guard ThreadStackLimit.canHoldValue(depth: stack.count &+ 1) else {
+                throw session.error(.stackExhausted, PropertyListError.valueTooDeepForStack(stack.count &+ 1).message, uid: uid)
             }
             try session.beginContainer(uid: uid, type: nodeType, count: objects.count, describing: PropertyListValue.self)
             stack.append(Frame(uid: uid, kind: kind, keys: keys, objects: objects))
@@ -253,16 +274,29 @@ extension KeyedArchiveEncoder {
     /// of it opens with `decodeDecodable(_:forKey:)` on Apple's platforms and with
     /// ``KeyedArchiveDecoder/decodeDecodable(_:forKey:)`` here.
     /// - Throws: ``ArchiveError/Code/modelError`` when the value's `encode(to:)` throws or
-    ///   encodes nothing, with the `Codable` coding path after `key` in the message.
+    ///   encodes nothing, with the `Codable` coding path after `key` in the message;
+    ///   ``ArchiveError/Code/stackExhausted`` when the value nests too deep for the thread's stack.
     public func encodeEncodable<T: Encodable>(_ value: T, forKey key: String) throws(ArchiveError) {
         let tree: PropertyListValue
         do {
             tree = try PropertyListValueEncoder().encode(value)
+        } catch let failure as EncodingError {
+            if case .invalidValue(_, let context) = failure, let stop = Self.stackStop(context.underlyingError) {
+                throw ArchiveError(.stackExhausted, stop.message, keyPath: KeyedArchiveDecoder.keyPath(keyPath.appending(key: key), extendedBy: context.codingPath))
+            }
+            throw ArchiveError(.modelError, "encoding \(T.self) through Codable threw: \(String(describing: failure).escapedForMessage)", keyPath: keyPath.appending(key: key),
+                               underlyingDescription: "\(failure)", underlyingError: failure)
         } catch {
             throw ArchiveError(.modelError, "encoding \(T.self) through Codable threw: \(String(describing: error).escapedForMessage)", keyPath: keyPath.appending(key: key),
                                underlyingDescription: "\(error)", underlyingError: error)
         }
         try encode(ArchivedPropertyListTree(value: tree, mutableContainers: true), forKey: key)
+    }
+
+    /// The stack stop of a `Codable` coder, if that is what `underlying` is.
+    static func stackStop(_ underlying: (any Error)?) -> PropertyListError? {
+        guard let stop = underlying as? PropertyListError, stop.code == .stackExhausted else { return nil }
+        return stop
     }
 }
 
@@ -302,12 +336,21 @@ extension KeyedArchiveDecoder {
         case .keyNotFound(let key, let found):
             code = .valueNotFound
             context = DecodingError.Context(codingPath: found.codingPath + [key], debugDescription: found.debugDescription)
-        case .dataCorrupted(let found): code = .valueOutOfRange; context = found
+        case .dataCorrupted(let found):
+            if let stop = KeyedArchiveEncoder.stackStop(found.underlyingError) {
+                return ArchiveError(.stackExhausted, stop.message, keyPath: keyPath(base, extendedBy: found.codingPath), uid: uid)
+            }
+            code = .valueOutOfRange; context = found
         @unknown default:
             return ArchiveError(.modelError, "decoding \(type) through Codable failed: \(String(describing: failure).escapedForMessage)", keyPath: base, uid: uid, underlyingDescription: "\(failure)", underlyingError: failure)
         }
+        return ArchiveError(code, "decoding \(type) through Codable: \(context.debugDescription.escapedForMessage)", keyPath: keyPath(base, extendedBy: context.codingPath), uid: uid)
+    }
+
+    /// `base` followed by a `Codable` coding path.
+    static func keyPath(_ base: ArchiveKeyPath, extendedBy codingPath: [any CodingKey]) -> ArchiveKeyPath {
         var path = base
-        for key in context.codingPath {
+        for key in codingPath {
             // A position in an unkeyed container is spelled "Index N" by every Codable decoder;
             // an integer-backed key of a keyed container is a key, shown by its name.
             if let index = key.intValue, key.stringValue == "Index \(index)" {
@@ -316,7 +359,7 @@ extension KeyedArchiveDecoder {
                 path = path.appending(key: key.stringValue)
             }
         }
-        return ArchiveError(code, "decoding \(type) through Codable: \(context.debugDescription.escapedForMessage)", keyPath: path, uid: uid)
+        return path
     }
 }
 

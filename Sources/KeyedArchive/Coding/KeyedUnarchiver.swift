@@ -87,6 +87,7 @@ public final class KeyedUnarchiver {
         }
         running = true
         defer { running = false }
+        session.beginStackWatch()
         do {
             try session.checkKeysAreUnique(topFields, uid: nil)
             let result = try body()

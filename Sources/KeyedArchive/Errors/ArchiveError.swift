@@ -42,6 +42,11 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let cyclicReference = Code(rawValue: "cyclicReference")
         /// Objects nest (while decoding or encoding) deeper than the configured limit.
         public static let depthLimitExceeded = Code(rawValue: "depthLimitExceeded")
+        /// Objects nest (while decoding or encoding) so deep that the thread's stack would run
+        /// out: the recursion stopped with ``ThreadStackLimit/headroom`` bytes still free. The
+        /// message says how deep it got and how much stack the thread has; a bigger thread stack
+        /// lets the same data through (Docs/Security.md, "Thread stacks").
+        public static let stackExhausted = Code(rawValue: "stackExhausted")
         /// A resource budget from the options was exceeded (objects, elements, output size).
         public static let budgetExceeded = Code(rawValue: "budgetExceeded")
         /// A model's own `init(from:)` or `encode(to:)` threw an error that is not an ``ArchiveError``.
@@ -53,27 +58,57 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidState = Code(rawValue: "invalidState")
     }
 
-    public let code: Code
+    /// The error's fields live in one immutable object, so that an `ArchiveError` is one
+    /// pointer wide. Every call that can throw it reserves room for one in its caller's frame;
+    /// at some two hundred bytes inline, those slots were a third of the stack a nesting level
+    /// of decoding took (Docs/Security.md, "Stack").
+    private final class Storage: Sendable {
+        let code: Code
+        let message: String
+        let keyPath: ArchiveKeyPath
+        let uid: PropertyListUID?
+        let classChain: [String]
+        let propertyListError: PropertyListError?
+        let underlyingDescription: String?
+        let underlyingError: (any Error)?
+        let remedy: String?
+
+        init(code: Code, message: String, keyPath: ArchiveKeyPath, uid: PropertyListUID?, classChain: [String],
+             propertyListError: PropertyListError?, underlyingDescription: String?, underlyingError: (any Error)?, remedy: String?) {
+            self.code = code
+            self.message = message
+            self.keyPath = keyPath
+            self.uid = uid
+            self.classChain = classChain
+            self.propertyListError = propertyListError
+            self.underlyingDescription = underlyingDescription
+            self.underlyingError = underlyingError
+            self.remedy = remedy
+        }
+    }
+    private let storage: Storage
+
+    public var code: Code { storage.code }
     /// What was expected and what was found.
-    public let message: String
+    public var message: String { storage.message }
     /// The path from the top of the archive to the faulty value (empty when not applicable).
-    public let keyPath: ArchiveKeyPath
+    public var keyPath: ArchiveKeyPath { storage.keyPath }
     /// The `$objects` index of the object in which the fault was found.
-    public let uid: PropertyListUID?
+    public var uid: PropertyListUID? { storage.uid }
     /// For class faults: the archived `$classes` chain of the object (its class name first).
-    public let classChain: [String]
+    public var classChain: [String] { storage.classChain }
     /// The property-list fault underneath, for ``Code/invalidPropertyList``.
-    public let propertyListError: PropertyListError?
+    public var propertyListError: PropertyListError? { storage.propertyListError }
     /// For ``Code/modelError``: a description of the error the model threw.
-    public let underlyingDescription: String?
+    public var underlyingDescription: String? { storage.underlyingDescription }
     /// For ``Code/modelError``: the error the model (or a `Codable` value) threw, so that a
     /// caller can catch its own error type again: `if let mine = error.underlyingError as? MyError`.
     /// Not part of equality.
-    public let underlyingError: (any Error)?
+    public var underlyingError: (any Error)? { storage.underlyingError }
     /// For refusals (``Code/classNotAllowed``, ``Code/typeNotRegistered``): the registration
     /// that would admit the object, e.g. `register(Glider.self, className: "Glider", superclass: Airplane.self)`
     /// or `--allow Glider`. Only a hint for a person deciding whether to trust the class.
-    public let remedy: String?
+    public var remedy: String? { storage.remedy }
 
     public init(
         _ code: Code,
@@ -86,15 +121,8 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         underlyingError: (any Error)? = nil,
         remedy: String? = nil
     ) {
-        self.code = code
-        self.message = message
-        self.keyPath = keyPath
-        self.uid = uid
-        self.classChain = classChain
-        self.propertyListError = propertyListError
-        self.underlyingDescription = underlyingDescription
-        self.underlyingError = underlyingError
-        self.remedy = remedy
+        storage = Storage(code: code, message: message, keyPath: keyPath, uid: uid, classChain: classChain, propertyListError: propertyListError,
+                          underlyingDescription: underlyingDescription, underlyingError: underlyingError, remedy: remedy)
     }
 
     public init(_ error: PropertyListError) {

@@ -65,6 +65,9 @@ final class ArchiveEncodingSession {
         var table = ArchiveObjectTable()
         var failed = false
         var finished = false
+        /// The floor of the thread stack the encode under way may use, looked up as each
+        /// top-level object starts (on the thread that encodes it).
+        var stackLimit = ThreadStackLimit.unlimited
     }
     private let state: UnsafeMutablePointer<State>
 
@@ -338,6 +341,14 @@ final class ArchiveEncodingSession {
         return Int(reference.uid.value)
     }
 
+    /// The stop before the thread's stack runs out (see the decoding session's).
+    @inline(never)
+    private func stackExhausted() -> ArchiveError {
+        let limit = state.pointee.stackLimit
+        let stack = limit.threadStackSize.map { "\($0 >> 10) KiB" } ?? "unknown size"
+        return error(.stackExhausted, "objects nest \(state.pointee.frames.count &- 1) deep while encoding, and \(max(0, limit.bytesLeft() &+ ThreadStackLimit.headroom) >> 10) KiB of this thread's stack (\(stack)) are left, \(ThreadStackLimit.headroom >> 10) KiB of them kept for the deepest frames; encode on a thread with a bigger stack (Docs/Security.md, \"Thread stacks\")")
+    }
+
     /// Encodes an object with a class: it takes its UID first, then its fields are written
     /// (their objects follow it depth-first), then its class dictionary is appended if this is
     /// the class's first use — Apple's order (format-notes §4).
@@ -347,6 +358,12 @@ final class ArchiveEncodingSession {
         guard state.pointee.frames.count <= options.maximumDepth else {
             failed = true
             throw error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth) while encoding")
+        }
+        if state.pointee.frames.count == 1 {
+            state.pointee.stackLimit = ThreadStackLimit.current()
+        } else if !state.pointee.stackLimit.hasRoom() {
+            failed = true
+            throw stackExhausted()
         }
         if !identityIsNew, let identity, let known = state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))

@@ -423,8 +423,6 @@ private struct AppleInstanceBuilder {
     }
 
     private func checkDepth(_ depth: Int) throws(PropertyListError) {
-        guard depth < maximumDepth else {
-            throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
-        }
+        try PropertyListError.checkNesting(depth, maximumDepth: maximumDepth)
     }
 }

@@ -43,6 +43,9 @@ extension BinaryPropertyListDocument {
         // 0 = unvisited, 1 = on the current path, 2 = finished.
         var state = [UInt8](repeating: 0, count: count)
         var expanded = [Int](repeating: 0, count: count)
+        // Container levels in each finished container (0 for scalars): a shared container
+        // nests as deep as its deepest reference puts it (see parseValueTree).
+        var heights = [UInt32](repeating: 0, count: count)
         var postOrder: [Int] = []
         var stack: [(node: Int, next: Int)] = [(topObject, 0)]
         state[topObject] = 1
@@ -73,6 +76,9 @@ extension BinaryPropertyListDocument {
                         guard stack.count < options.maximumDepth else {
                             throw PropertyListError(.depthLimitExceeded, "object \(child): containers nest deeper than \(options.maximumDepth)", at: location(child))
                         }
+                        guard ThreadStackLimit.canHoldValue(depth: stack.count &+ 1) else {
+                            throw PropertyListError.valueTooDeepForStack(stack.count &+ 1, at: location(child))
+                        }
                         state[child] = 1
                         stack.append((child, 0))
                     } else {
@@ -83,7 +89,13 @@ extension BinaryPropertyListDocument {
                 case 1:
                     throw PropertyListError(.recursiveContainer, "object \(child) contains itself (reached again from object \(frame.node))", at: location(child))
                 default:
-                    break
+                    let height = heights[child]
+                    if height != 0, stack.count &+ Int(height) > options.maximumDepth {
+                        throw PropertyListError(.depthLimitExceeded, "object \(child): a shared container \(height) levels deep, referenced \(stack.count) levels down, nests deeper than \(options.maximumDepth)", at: location(child))
+                    }
+                    if height != 0, !ThreadStackLimit.canHoldValue(depth: stack.count &+ Int(height)) {
+                        throw PropertyListError.valueTooDeepForStack(stack.count &+ Int(height), at: location(child))
+                    }
                 }
                 continue
             }
@@ -97,15 +109,19 @@ extension BinaryPropertyListDocument {
             if case .dictionary(let keys, _) = object { firstValueChild = keys.count } else { firstValueChild = 0 }
             var position = firstValueChild
             let children = object.childCount
+            var childHeight: UInt32 = 0
             while position < children {
-                let (sum, overflow) = total.addingReportingOverflow(expanded[object.child(at: position)])
+                let child = object.child(at: position)
+                let (sum, overflow) = total.addingReportingOverflow(expanded[child])
                 total = overflow ? Int.max : sum
+                childHeight = max(childHeight, heights[child])
                 position &+= 1
             }
             guard total <= options.maximumExpandedValueCount else {
                 throw PropertyListError(.sizeLimitExceeded, "object \(frame.node) expands to more than \(options.maximumExpandedValueCount) values (shared containers referenced repeatedly)", at: location(frame.node))
             }
             expanded[frame.node] = total
+            heights[frame.node] = childHeight &+ 1
             state[frame.node] = 2
             postOrder.append(frame.node)
             stack.removeLast()
@@ -201,9 +217,7 @@ private struct DocumentBuilder {
             objects.append(.uid(uid))
             return objects.count - 1
         case .array(let elements), .set(let elements):
-            guard depth < maximumDepth else {
-                throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
-            }
+            try PropertyListError.checkNesting(depth, maximumDepth: maximumDepth)
             let number = objects.count
             objects.append(.array([]))
             var children: [Int] = []
@@ -214,9 +228,7 @@ private struct DocumentBuilder {
             if case .set = value { objects[number] = .set(children) } else { objects[number] = .array(children) }
             return number
         case .dictionary(let dictionary):
-            guard depth < maximumDepth else {
-                throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
-            }
+            try PropertyListError.checkNesting(depth, maximumDepth: maximumDepth)
             let number = objects.count
             objects.append(.array([]))
             var keys: [Int] = []

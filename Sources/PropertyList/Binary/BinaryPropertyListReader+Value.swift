@@ -79,6 +79,12 @@ extension BinaryPropertyListParser {
         // it would let a size that saturated pass a larger budget.
         var expanded = [Int](repeating: 0, count: count)
         var values = [PropertyListValue](repeating: .bool(false), count: count)
+        // How many container levels each finished container holds (itself included; 0 for
+        // scalars). A shared container is expanded wherever it is referenced, so the value's
+        // depth is the deepest reference's depth plus this, not the depth of the walk: without
+        // it, chained shared containers build a value far deeper than maximumDepth, whose
+        // comparison and release would recurse past the end of the stack.
+        var heights = [UInt32](repeating: 0, count: count)
 
         @inline(__always)
         func isContainerMarker(_ marker: UInt8) -> Bool {
@@ -119,13 +125,25 @@ extension BinaryPropertyListParser {
                     }
                 }
                 let childState = state[child]
-                if childState == 2 { continue }
+                if childState == 2 {
+                    let height = heights[child]
+                    if height != 0, stack.count &+ Int(height) > maximumDepth {
+                        throw error(.depthLimitExceeded, "object \(child): a shared container \(height) levels deep, referenced \(stack.count) levels down, nests deeper than \(maximumDepth)", at: childOffset)
+                    }
+                    if height != 0, !ThreadStackLimit.canHoldValue(depth: stack.count &+ Int(height)) {
+                        throw PropertyListError.valueTooDeepForStack(stack.count &+ Int(height), at: .byteOffset(childOffset))
+                    }
+                    continue
+                }
                 if childState == 1 {
                     throw error(.recursiveContainer, "object \(child) contains itself (reached again from object \(frame.node))", at: childOffset)
                 }
                 if isContainerMarker(childMarker) {
                     guard stack.count < maximumDepth else {
                         throw error(.depthLimitExceeded, "object \(child): containers nest deeper than \(maximumDepth)", at: childOffset)
+                    }
+                    guard ThreadStackLimit.canHoldValue(depth: stack.count &+ 1) else {
+                        throw PropertyListError.valueTooDeepForStack(stack.count &+ 1, at: .byteOffset(childOffset))
                     }
                     state[child] = 1
                     stack[top].next = frame.next
@@ -141,6 +159,7 @@ extension BinaryPropertyListParser {
             // Every child is finished: build this container from its children's values. Its
             // references are read again unchecked: the loop above checked each against the count.
             var total = 1
+            var childHeight: UInt32 = 0
             switch frame.marker >> 4 {
             case 0xD:
                 var entries: [PropertyListDictionary.Entry] = []
@@ -154,6 +173,7 @@ extension BinaryPropertyListParser {
                         throw error(.nonStringKey, "object \(frame.node): dictionary key (object \(key)) is not a string", at: keyPosition)
                     }
                     entries.append(PropertyListDictionary.Entry(key: keyString, value: values[member]))
+                    childHeight = max(childHeight, heights[member])
                     // The key counts as a value too. Sizes saturate at Int.max, so add in two checked steps.
                     let (withValue, overflow) = total.addingReportingOverflow(expanded[member])
                     let (sum, keyOverflow) = withValue.addingReportingOverflow(1)
@@ -169,6 +189,7 @@ extension BinaryPropertyListParser {
                 for _ in 0..<frame.count {
                     let element = reference(at: position)
                     elements.append(values[element])
+                    childHeight = max(childHeight, heights[element])
                     let (sum, overflow) = total.addingReportingOverflow(expanded[element])
                     total = overflow ? Int.max : sum
                     position &+= objectRefSize
@@ -179,6 +200,7 @@ extension BinaryPropertyListParser {
                 throw error(.sizeLimitExceeded, "object \(frame.node) expands to more than \(options.maximumExpandedValueCount) values (shared containers referenced repeatedly)", at: frame.offset)
             }
             expanded[frame.node] = total
+            heights[frame.node] = childHeight &+ 1
             state[frame.node] = 2
             stack.removeLast()
         }

@@ -16,9 +16,7 @@ extension BinaryPropertyListWriter {
     static func objectCountBound(_ value: PropertyListValue, depth: Int, maximumDepth: Int) throws(PropertyListError) -> Int {
         switch value {
         case .array(let elements), .set(let elements):
-            guard depth < maximumDepth else {
-                throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
-            }
+            try PropertyListError.checkNesting(depth, maximumDepth: maximumDepth)
             var total = 1 &+ elements.count
             var index = 0
             while index < elements.count {
@@ -31,9 +29,7 @@ extension BinaryPropertyListWriter {
             }
             return total
         case .dictionary(let dictionary):
-            guard depth < maximumDepth else {
-                throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
-            }
+            try PropertyListError.checkNesting(depth, maximumDepth: maximumDepth)
             var total = 1 &+ dictionary.count &* 2
             let entries = dictionary.entries
             var index = 0
@@ -178,9 +174,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     /// - Throws: ``PropertyListError/Code/invalidLength`` for a negative count or one above the
     ///   writer's `maximumObjectCount`.
     public mutating func beginArray(count: Int, depth: Int, isSet: Bool = false) throws(PropertyListError) -> ContainerSlots {
-        guard depth < maximumDepth else {
-            throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
-        }
+        try PropertyListError.checkNesting(depth, maximumDepth: maximumDepth)
         try checkCount(count, referencesPerEntry: 1, of: isSet ? "a set" : "an array")
         let number = try begin()
         sink.appendMarker(isSet ? 0xC0 : 0xA0, count: count)
@@ -192,9 +186,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     /// - Throws: ``PropertyListError/Code/invalidLength`` for a negative count or one above the
     ///   writer's `maximumObjectCount`.
     public mutating func beginDictionary(count: Int, depth: Int) throws(PropertyListError) -> ContainerSlots {
-        guard depth < maximumDepth else {
-            throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
-        }
+        try PropertyListError.checkNesting(depth, maximumDepth: maximumDepth)
         try checkCount(count, referencesPerEntry: 2, of: "a dictionary")
         let number = try begin()
         sink.appendMarker(0xD0, count: count)

@@ -19,8 +19,13 @@ public struct PropertyListValueDecoder: Sendable {
 
     public init() {}
 
+    /// - Throws: `DecodingError` for a value that does not fit `T`, and `dataCorrupted` with a
+    ///   ``PropertyListError`` of code ``PropertyListError/Code/stackExhausted`` as its underlying
+    ///   error when the values nest so deep that the thread's stack would run out; whatever
+    ///   `T`'s own `init(from:)` throws.
     public func decode<T: Decodable>(_ type: T.Type, from value: PropertyListValue) throws -> T {
-        try PlistValueDecoding(value: value, codingPath: [], userInfo: userInfo.mapValues { $0 }, booleansAsIntegers: booleansAsIntegers).decodeValue(type)
+        try PlistValueDecoding(value: value, codingPath: [], userInfo: userInfo.mapValues { $0 }, booleansAsIntegers: booleansAsIntegers,
+                               stackLimit: ThreadStackLimit.current()).decodeValue(type)
     }
 
     /// Whether booleans and the integers 0 and 1 are read as each other. Off by default, as in
@@ -35,6 +40,9 @@ struct PlistValueDecoding: Decoder {
     let codingPath: [any CodingKey]
     let userInfo: [CodingUserInfoKey: Any]
     let booleansAsIntegers: Bool
+    /// Where this thread's stack must stop: each nested value runs a type's own `init(from:)`,
+    /// so the depth of the tree alone does not say how much stack the decode takes.
+    let stackLimit: ThreadStackLimit
 
     private func present(_ type: Any.Type) throws -> PropertyListValue {
         guard let value else {
@@ -75,7 +83,7 @@ struct PlistValueDecoding: Decoder {
     }
 
     func nested(_ value: PropertyListValue?, _ key: any CodingKey) -> PlistValueDecoding {
-        PlistValueDecoding(value: value, codingPath: codingPath + [key], userInfo: userInfo, booleansAsIntegers: booleansAsIntegers)
+        PlistValueDecoding(value: value, codingPath: codingPath + [key], userInfo: userInfo, booleansAsIntegers: booleansAsIntegers, stackLimit: stackLimit)
     }
 
     // MARK: Values
@@ -138,6 +146,12 @@ struct PlistValueDecoding: Decoder {
         return float
     }
 
+    @inline(never)
+    private func stackExhausted(_ type: Any.Type) -> DecodingError {
+        let underlying = ThreadStackLimit.exhausted(depth: codingPath.count, type: type)
+        return .dataCorrupted(.init(codingPath: codingPath, debugDescription: underlying.message, underlyingError: underlying))
+    }
+
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
         // Dates and data are plist values of their own, as the encoder writes them.
         if type == Date.self {
@@ -149,6 +163,7 @@ struct PlistValueDecoding: Decoder {
             guard case .data(let bytes) = value else { throw mismatch(type, value) }
             if let result = Data(bytes) as? T { return result }
         }
+        guard stackLimit.hasRoom() else { throw stackExhausted(T.self) }
         return try T(from: self)
     }
 }

@@ -29,7 +29,9 @@ public struct PropertyListValueEncoder: Sendable {
     public init() {}
 
     /// - Throws: `EncodingError.invalidValue` when the value encodes nothing at all or uses a
-    ///   container twice in a way no property list can hold; any error the value's
+    ///   container twice in a way no property list can hold, and with a ``PropertyListError`` of
+    ///   code ``PropertyListError/Code/stackExhausted`` as its underlying error when the values
+    ///   nest so deep that the thread's stack would run out; any error the value's
     ///   `encode(to:)` throws.
     public func encode<T: Encodable>(_ value: T) throws -> PropertyListValue {
         let root = EncodedNode()
@@ -212,6 +214,9 @@ enum CanonicalOrder {
 final class EncodingState {
     let userInfo: [CodingUserInfoKey: Any]
     var failure: EncodingError?
+    /// Where this thread's stack must stop: every nested value runs its own `encode(to:)`, and
+    /// a caller's graph (a linked list of `Codable` classes) can nest without end.
+    let stackLimit = ThreadStackLimit.current()
 
     init(userInfo: [CodingUserInfoKey: any Sendable]) {
         self.userInfo = userInfo.mapValues { $0 }
@@ -294,12 +299,19 @@ struct PlistValueEncoding: Encoder {
         } else if let data = value as? Data {
             set(.data([UInt8](data)))
         } else {
+            guard state.stackLimit.hasRoom() else { throw stackExhausted(value) }
             try value.encode(to: self)
             // A type check, not a cast of the value: most values are not collections.
             if let unordered = T.self as? any UnorderedEncodable.Type {
                 node.sortContents(pairs: unordered.encodesPairs)
             }
         }
+    }
+
+    @inline(never)
+    private func stackExhausted<T>(_ value: T) -> EncodingError {
+        let underlying = ThreadStackLimit.exhausted(depth: codingPath.count, type: T.self)
+        return .invalidValue(value, .init(codingPath: codingPath, debugDescription: underlying.message, underlyingError: underlying))
     }
 
     func nested(_ node: EncodedNode, _ key: any CodingKey) -> PlistValueEncoding {

@@ -233,9 +233,7 @@ struct JSONTextBuilder {
         case .set:
             throw PropertyListError(.unsupportedValue, "a set has no form in property-list JSON")
         case .array(let elements):
-            guard depth < maximumDepth else {
-                throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
-            }
+            try PropertyListError.checkNesting(depth, maximumDepth: maximumDepth)
             if elements.isEmpty { appendASCII("[]"); return }
             out.append(0x5B)
             for (position, element) in elements.enumerated() {
@@ -246,9 +244,7 @@ struct JSONTextBuilder {
             indent(depth)
             out.append(0x5D)
         case .dictionary(let dictionary):
-            guard depth < maximumDepth else {
-                throw PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
-            }
+            try PropertyListError.checkNesting(depth, maximumDepth: maximumDepth)
             if dictionary.isEmpty { appendASCII("{}"); return }
             let wrapped = dictionary.count == 1 && PropertyListJSONRenderer.tagKeys.contains(dictionary.entries[0].key)
             var memberDepth = depth + 1

@@ -167,6 +167,9 @@ struct XMLPropertyListParser {
             guard containerDepth < options.maximumDepth else {
                 throw scanner.error(.depthLimitExceeded, "containers nest deeper than \(options.maximumDepth)", at: tag.start)
             }
+            guard ThreadStackLimit.canHoldValue(depth: containerDepth &+ 1) else {
+                throw scanner.error(.stackExhausted, PropertyListError.valueTooDeepForStack(containerDepth &+ 1).message, at: tag.start)
+            }
             if kind == .dict, options.maximumCollectionCount > 0, let uid = scanner.readUIDDictionaryBody() {
                 try deliver(.uid(uid), at: tag.start)
                 return

@@ -353,7 +353,7 @@ struct XMLPropertyListEmitter {
                 out.append("<array/>\n")
                 return
             }
-            guard depth < maximumDepth else { throw depthError() }
+            try PropertyListError.checkNesting(depth, maximumDepth: maximumDepth)
             out.append("<array>\n")
             for element in elements { try write(element, depth: depth + 1) }
             out.appendTabs(depth)
@@ -363,7 +363,7 @@ struct XMLPropertyListEmitter {
                 out.append("<dict/>\n")
                 return
             }
-            guard depth < maximumDepth else { throw depthError() }
+            try PropertyListError.checkNesting(depth, maximumDepth: maximumDepth)
             out.append("<dict>\n")
             let entries = dictionary.entries
             try XMLPropertyListBuilder.checkKeysSurviveReading(entries.lazy.map(\.key))

@@ -1,0 +1,199 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How far down the current thread's stack a recursion may go before it must stop and throw.
+///
+/// A depth limit alone cannot keep a recursive decoder from crashing: a level costs a few KiB in
+/// an optimized build and several times that in a debug build, while threads are given anything
+/// from 8 MiB (a main thread) down to 512 KiB (Apple's secondary threads, many thread pools) or
+/// less. So the decoders and encoders look the stack's bounds up once per decode or encode and,
+/// before each level, compare the stack position with a floor that keeps ``headroom`` bytes
+/// above the guard page for the deepest frames that follow the last check (a model's own
+/// `init(from:)`, the leaf decoders, the error that reports the stop).
+///
+/// Where the bounds cannot be had, the floor is put ``fallbackStackSize`` below the position at
+/// the look-up: the recursion then stops as if the thread had that little stack left.
+public struct ThreadStackLimit: Sendable {
+    /// Bytes kept free below the floor. Measured (Docs/Security.md): one nesting level of a
+    /// model decode takes about 1–2 KiB optimized and up to 25 KiB in a debug build, and the
+    /// error path a few KiB more; 64 KiB covers two debug levels beyond the last check.
+    public static let headroom = 64 << 10
+    /// The stack assumed left when the thread's bounds cannot be read.
+    public static let fallbackStackSize = 256 << 10
+
+    /// The lowest stack address a check accepts (stacks grow down on every platform we build for).
+    @usableFromInline let floor: UInt
+    /// The thread's stack size as the system reported it; nil when it could not be read.
+    public let threadStackSize: Int?
+
+    /// The limit for the calling thread. Costs a system call or two (on a Linux main thread a
+    /// read of the process's memory map, so that case is remembered): call it once per decode
+    /// or encode, not per level.
+    public static func current() -> ThreadStackLimit {
+        let position = currentStackPosition()
+        if let (low, size) = currentThreadStackBounds(), low < position {
+            let (floor, overflow) = low.addingReportingOverflow(UInt(headroom))
+            return ThreadStackLimit(floor: overflow ? position : floor, threadStackSize: size)
+        }
+        let room = UInt(fallbackStackSize - headroom)
+        return ThreadStackLimit(floor: position > room ? position - room : 0, threadStackSize: nil)
+    }
+
+    /// A limit at a given distance below the current position (for tests that need the stop to
+    /// come early without a small thread).
+    public static func bytesFromHere(_ bytes: Int) -> ThreadStackLimit {
+        let position = currentStackPosition()
+        let room = UInt(max(0, bytes))
+        return ThreadStackLimit(floor: position > room ? position - room : 0, threadStackSize: nil)
+    }
+
+    /// No limit at all: every check passes.
+    public static let unlimited = ThreadStackLimit(floor: 0, threadStackSize: nil)
+
+    @usableFromInline
+    init(floor: UInt, threadStackSize: Int?) {
+        self.floor = floor
+        self.threadStackSize = threadStackSize
+    }
+
+    /// Whether the caller may descend one more level.
+    @inlinable @inline(__always)
+    public func hasRoom() -> Bool {
+        ThreadStackLimit.currentStackPosition() > floor
+    }
+
+    /// Bytes between the current stack position and the floor (negative past it): for messages.
+    public func bytesLeft() -> Int {
+        let position = ThreadStackLimit.currentStackPosition()
+        if position >= floor { return Int(clamping: position - floor) }
+        return -Int(clamping: floor - position)
+    }
+
+    /// The stop of a `Codable` coder before the stack runs out, as the underlying error of the
+    /// coder's `DecodingError` or `EncodingError` (which carry the coding path).
+    @inline(never)
+    static func exhausted(depth: Int, type: Any.Type) -> PropertyListError {
+        PropertyListError(.stackExhausted, "\(type) nests \(depth) values deep, too deep for this thread's stack; decode or encode it on a thread with a bigger stack")
+    }
+
+    /// Nesting at which recursions that carry only a depth (the writers, the JSON renderer)
+    /// start checking the stack. Real data stays far above it, so those checks, each a fresh
+    /// look-up of the thread's bounds, cost nothing where data is ordinary.
+    public static let uncheckedDepth = 64
+
+    /// Whether a recursion at `depth` may descend one more level: always below
+    /// ``uncheckedDepth``, otherwise if the thread's stack has room.
+    @inline(__always)
+    public static func hasRoom(atDepth depth: Int) -> Bool {
+        depth < uncheckedDepth || current().hasRoom()
+    }
+
+    /// Stack that releasing one level of a nested ``PropertyListValue`` takes, with a margin:
+    /// measured at about 220 bytes in a debug build (the release is the runtime's own code).
+    /// Comparing and hashing values keep stacks of their own and need none.
+    public static let valueReleaseBytesPerLevel = 256
+
+    /// Whether the calling thread could release a value `depth` containers deep. Readers and
+    /// tree decoders ask past the default `maximumDepth` (512, which any thread of 256 KiB or
+    /// more releases): a caller who raises the limit gets `stackExhausted` rather than a value
+    /// whose release would overflow the stack.
+    public static func canHoldValue(depth: Int) -> Bool {
+        guard depth > PropertyListReadingOptions.default.maximumDepth else { return true }
+        let (reserve, overflow) = depth.multipliedReportingOverflow(by: valueReleaseBytesPerLevel)
+        return !overflow && current().bytesLeft() > reserve
+    }
+
+    /// The address of a local of the calling frame: where the stack is now, give or take a frame.
+    @inlinable @inline(__always)
+    public static func currentStackPosition() -> UInt {
+        var marker: UInt8 = 0
+        return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+    }
+
+    /// The lowest address and the size of the calling thread's stack.
+    static func currentThreadStackBounds() -> (low: UInt, size: Int)? {
+#if canImport(Darwin)
+        let thread = pthread_self()
+        let top = UInt(bitPattern: pthread_get_stackaddr_np(thread))
+        let size = Int(pthread_get_stacksize_np(thread))
+        guard size > 0, UInt(size) < top else { return nil }
+        return (top - UInt(size), size)
+#elseif canImport(Glibc) || canImport(Musl)
+        // glibc answers a main thread's query by reading /proc/self/maps; that thread's stack
+        // does not move, so its answer is kept.
+        if isMainThread() { return MainThreadStack.bounds }
+        return queryStackBounds()
+#else
+        return nil
+#endif
+    }
+
+#if canImport(Glibc) || canImport(Musl)
+    // `pthread_getattr_np` and `gettid` are GNU extensions the Swift module of the C library
+    // does not import; they are looked up by name once.
+    private typealias GetAttributes = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> CInt
+    private typealias GetThreadID = @convention(c) () -> pid_t
+
+    private enum Symbols {
+        static let getAttributes: GetAttributes? = symbol("pthread_getattr_np", as: GetAttributes.self)
+        static let getThreadID: GetThreadID? = symbol("gettid", as: GetThreadID.self)
+
+        static func symbol<F>(_ name: String, as type: F.Type) -> F? {
+            guard let handle = dlopen(nil, RTLD_NOW), let address = dlsym(handle, name) else { return nil }
+            return unsafeBitCast(address, to: type)
+        }
+    }
+
+    private static func isMainThread() -> Bool {
+        guard let getThreadID = Symbols.getThreadID else { return false }
+        return getpid() == getThreadID()
+    }
+
+    private enum MainThreadStack {
+        // Initialized on first use, which happens on the main thread (see the caller).
+        static let bounds: (low: UInt, size: Int)? = queryStackBounds()
+    }
+
+    private static func queryStackBounds() -> (low: UInt, size: Int)? {
+        guard let getAttributes = Symbols.getAttributes else { return nil }
+        var attributes = pthread_attr_t()
+        guard getAttributes(pthread_self(), &attributes) == 0 else { return nil }
+        defer { pthread_attr_destroy(&attributes) }
+        var address: UnsafeMutableRawPointer?
+        var size = 0
+        guard pthread_attr_getstack(&attributes, &address, &size) == 0, let address, size > 0 else { return nil }
+        return (UInt(bitPattern: address), size)
+    }
+#endif
+}
+
+extension PropertyListError {
+    /// The check of a recursive writer or walker before it descends into a container at
+    /// `depth`: the caller's limit first, then (past the depth real data reaches) the stack.
+    @inline(__always)
+    package static func checkNesting(_ depth: Int, maximumDepth: Int) throws(PropertyListError) {
+        guard depth < maximumDepth else { throw depthLimitExceeded(maximumDepth) }
+        guard ThreadStackLimit.hasRoom(atDepth: depth) else { throw stackExhausted(depth: depth) }
+    }
+
+    @inline(never)
+    static func depthLimitExceeded(_ maximumDepth: Int) -> PropertyListError {
+        PropertyListError(.depthLimitExceeded, "containers nest deeper than \(maximumDepth)")
+    }
+
+    /// The refusal of a value too deep for the thread to release (see ``ThreadStackLimit/canHoldValue(depth:)``).
+    @inline(never)
+    package static func valueTooDeepForStack(_ depth: Int, at location: Location = .none) -> PropertyListError {
+        PropertyListError(.stackExhausted, "containers nest \(depth) deep, more than this thread's stack could release (\(ThreadStackLimit.valueReleaseBytesPerLevel) bytes a level); read it on a thread with a bigger stack, or keep maximumDepth lower", at: location)
+    }
+
+    @inline(never)
+    static func stackExhausted(depth: Int) -> PropertyListError {
+        PropertyListError(.stackExhausted, "containers nest \(depth) deep, too deep for this thread's stack; write it on a thread with a bigger stack")
+    }
+}

@@ -1,0 +1,233 @@
+// Measures how much stack one nesting level costs on each recursive path (models, the Codable
+// bridge, nested collections, decoding and encoding), and how deep each path gets on threads
+// of 256 KiB, 512 KiB, 1 MiB and 8 MiB before it stops with an error. Figures for
+// Docs/Security.md: run it in release (`swift run -c release keyedarchive-stack-benchmark`) and
+// in debug (`swift run keyedarchive-stack-benchmark`).
+import Foundation
+import KeyedArchive
+import PropertyList
+
+/// Stack positions recorded at each level of the recursion being measured.
+nonisolated(unsafe) var recordedPositions: [UInt] = []
+
+@inline(never)
+func recordPosition() {
+    recordedPositions.append(ThreadStackLimit.currentStackPosition())
+}
+
+final class Node: KeyedArchivable {
+    var child: Node?
+    var label: String
+
+    init(child: Node?, label: String) {
+        self.child = child
+        self.label = label
+    }
+
+    required init(from decoder: KeyedArchiveDecoder) throws {
+        recordPosition()
+        label = try decoder.decode(String.self, forKey: "label")
+        child = try decoder.decodeIfPresent(Node.self, forKey: "child")
+    }
+
+    func encode(to encoder: KeyedArchiveEncoder) throws {
+        recordPosition()
+        try encoder.encode(label, forKey: "label")
+        try encoder.encode(child, forKey: "child")
+    }
+}
+
+final class Box: Codable {
+    var child: Box?
+    var label: String
+
+    init(child: Box?, label: String) {
+        self.child = child
+        self.label = label
+    }
+
+    enum CodingKeys: String, CodingKey { case child, label }
+
+    init(from decoder: any Decoder) throws {
+        recordPosition()
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        label = try container.decode(String.self, forKey: .label)
+        child = try container.decodeIfPresent(Box.self, forKey: .child)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        recordPosition()
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(label, forKey: .label)
+        try container.encodeIfPresent(child, forKey: .child)
+    }
+}
+
+func makeNodeChain(_ count: Int) -> Node {
+    var head: Node? = nil
+    for level in stride(from: count - 1, through: 0, by: -1) { head = Node(child: head, label: "n\(level)") }
+    return head ?? Node(child: nil, label: "empty")
+}
+
+func freeNodeChain(_ head: Node?) {
+    var next = head
+    while let node = next { next = node.child; node.child = nil }
+}
+
+func makeBoxChain(_ count: Int) -> Box {
+    var head: Box? = nil
+    for level in stride(from: count - 1, through: 0, by: -1) { head = Box(child: head, label: "b\(level)") }
+    return head ?? Box(child: nil, label: "empty")
+}
+
+func freeBoxChain(_ head: Box?) {
+    var next = head
+    while let box = next { next = box.child; box.child = nil }
+}
+
+final class ResultSlot<R>: @unchecked Sendable { var value: R? }
+
+/// Runs `body` on a new thread with `stackSize` bytes of stack and waits for it.
+func onThread<R>(stackSize: Int, _ body: @escaping @Sendable () -> R) -> R {
+    let slot = ResultSlot<R>()
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        slot.value = body()
+        done.signal()
+    }
+    thread.stackSize = stackSize
+    thread.start()
+    done.wait()
+    guard let value = slot.value else { fatalError("the thread produced nothing") }
+    return value
+}
+
+let sharedRegistry: ArchiveRegistry = {
+    var registry = ArchiveRegistry()
+    registry.register(Node.self, className: "Node")
+    return registry
+}()
+let deepWriting: ArchiveWritingOptions = {
+    var options = ArchiveWritingOptions.default
+    options.maximumDepth = 1 << 20
+    return options
+}()
+let deepReading: ArchiveReadingOptions = {
+    var options = ArchiveReadingOptions.default
+    options.maximumDepth = 1 << 20
+    options.propertyList.maximumDepth = 1 << 20
+    return options
+}()
+let big = 256 << 20
+
+/// Median per-level stack use over the middle of the recorded positions.
+func perLevel(_ positions: [UInt]) -> Int {
+    guard positions.count > 20 else { return -1 }
+    var steps: [Int] = []
+    for index in 10..<(positions.count - 10) {
+        steps.append(Int(bitPattern: positions[index - 1] &- positions[index]))
+    }
+    steps.sort()
+    return steps[steps.count / 2]
+}
+
+let levels = 200
+let nodeBytes: [UInt8] = onThread(stackSize: big) {
+    let head = makeNodeChain(levels)
+    defer { freeNodeChain(head) }
+    return (try? KeyedArchiver.archive(head, registry: sharedRegistry, options: deepWriting)) ?? []
+}
+let codableBytes: [UInt8] = onThread(stackSize: big) {
+    let head = makeBoxChain(levels)
+    defer { freeBoxChain(head) }
+    let archiver = KeyedArchiver(registry: sharedRegistry, options: deepWriting)
+    do {
+        try archiver.encodeEncodable(head, forKey: "root")
+        return try archiver.finish()
+    } catch { return [] }
+}
+
+func measure(_ name: String, _ body: @escaping @Sendable () -> Void) {
+    let step: Int = onThread(stackSize: big) {
+        recordedPositions = []
+        body()
+        return perLevel(recordedPositions)
+    }
+    print("\(name): \(step) bytes per level")
+}
+
+#if DEBUG
+print("build: debug")
+#else
+print("build: release")
+#endif
+measure("model decode") {
+    let node = try? KeyedUnarchiver.unarchive(Node.self, from: nodeBytes, registry: sharedRegistry, options: deepReading)
+    freeNodeChain(node)
+}
+measure("model encode") {
+    let head = makeNodeChain(levels)
+    recordedPositions = []
+    _ = try? KeyedArchiver.archive(head, registry: sharedRegistry, options: deepWriting)
+    freeNodeChain(head)
+}
+measure("Codable decode (decodeDecodable)") {
+    let unarchiver = try? KeyedUnarchiver(bytes: codableBytes, registry: sharedRegistry, options: deepReading)
+    let box = try? unarchiver?.decodeDecodable(Box.self, forKey: "root")
+    freeBoxChain(box ?? nil)
+}
+measure("Codable encode (encodeEncodable)") {
+    let head = makeBoxChain(levels)
+    recordedPositions = []
+    let archiver = KeyedArchiver(registry: sharedRegistry, options: deepWriting)
+    try? archiver.encodeEncodable(head, forKey: "root")
+    freeBoxChain(head)
+}
+
+/// How a decode or encode of a chain of `count` levels ends on a thread of `stackSize` bytes.
+func outcome(_ stackSize: Int, _ body: @escaping @Sendable () throws -> Void) -> String {
+    onThread(stackSize: stackSize) {
+        do {
+            try body()
+            return "ok"
+        } catch let error as ArchiveError {
+            return "\(error.code): \(error.message)"
+        } catch {
+            return "\(error)"
+        }
+    }
+}
+
+guard CommandLine.arguments.contains("--depths") else { exit(0) }
+let deepCount = 100_000
+let deepNodeBytes: [UInt8] = onThread(stackSize: 1 << 30) {
+    let head = makeNodeChain(deepCount)
+    defer { freeNodeChain(head) }
+    return (try? KeyedArchiver.archive(head, registry: sharedRegistry, options: deepWriting)) ?? []
+}
+print("deep chain archive: \(deepNodeBytes.count) bytes")
+for stackSize in [256 << 10, 512 << 10, 1 << 20, 8 << 20] {
+    print("thread \(stackSize >> 10) KiB:")
+    print("  model decode of \(deepCount): " + outcome(stackSize) {
+        let node = try KeyedUnarchiver.unarchive(Node.self, from: deepNodeBytes, registry: sharedRegistry, options: deepReading)
+        freeNodeChain(node)
+    })
+    print("  model encode of \(deepCount): " + outcome(stackSize) {
+        let head = makeNodeChain(deepCount)
+        defer { freeNodeChain(head) }
+        _ = try KeyedArchiver.archive(head, registry: sharedRegistry, options: deepWriting)
+    })
+    print("  Codable encode of \(deepCount): " + outcome(stackSize) {
+        let head = makeBoxChain(deepCount)
+        defer { freeBoxChain(head) }
+        let archiver = KeyedArchiver(registry: sharedRegistry, options: deepWriting)
+        try archiver.encodeEncodable(head, forKey: "root")
+    })
+    print("  model decode of 256: " + outcome(stackSize) {
+        let head = makeNodeChain(256)
+        let bytes = try KeyedArchiver.archive(head, registry: sharedRegistry)
+        freeNodeChain(head)
+        let node = try KeyedUnarchiver.unarchive(Node.self, from: bytes, registry: sharedRegistry)
+        freeNodeChain(node)
+    })
+}

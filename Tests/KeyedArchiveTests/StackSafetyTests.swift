@@ -1,0 +1,435 @@
+import Foundation
+import PropertyList
+import Testing
+@testable import KeyedArchive
+
+/// Deep data on threads with small stacks: every decode and encode either succeeds or throws a
+/// typed error, never a signal. The inputs are made by `Fixtures/deep/make_deep.py` (Python's
+/// plistlib and hand-written bytes, not our encoder) or, for 100,000 levels, by hand here as flat
+/// property lists. These tests run in the debug build, where a level costs several times the
+/// stack it costs optimized; `keyedarchive-stack-benchmark` measures both (Docs/Security.md).
+@Suite struct StackSafetyTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/deep")
+
+    static func fixture(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: folder.appendingPathComponent(name)))
+    }
+
+    /// 256 KiB, 512 KiB (Apple's secondary threads), and 8 MiB (a main thread's).
+    static let stackSizes = [256 << 10, 512 << 10, 8 << 20]
+
+    /// Limits raised far past any stack, so that the stack guard is what stops the recursion.
+    static let deepReading: ArchiveReadingOptions = {
+        var options = ArchiveReadingOptions()
+        options.maximumDepth = 1 << 20
+        return options
+    }()
+    static let deepWriting: ArchiveWritingOptions = {
+        var options = ArchiveWritingOptions()
+        options.maximumDepth = 1 << 20
+        return options
+    }()
+
+    static let registry: ArchiveRegistry = {
+        var registry = ArchiveRegistry()
+        registry.register(ChainNode.self, className: "Node")
+        return registry
+    }()
+
+    /// The end of a decode or encode: success with a result, or the error it threw.
+    enum Outcome<Value: Sendable>: Sendable {
+        case success(Value)
+        case failure(ArchiveError)
+
+        /// Any error as an `ArchiveError` (one of another type fails the test's code checks).
+        static func caught(_ error: any Error) -> Outcome {
+            .failure(error as? ArchiveError ?? ArchiveError(.modelError, "not an ArchiveError: \(error)"))
+        }
+
+        var error: ArchiveError? {
+            if case .failure(let error) = self { return error }
+            return nil
+        }
+    }
+
+    // MARK: Models
+
+    @Test(arguments: [10, 100, 1_000, 10_000, 100_000], stackSizes)
+    func modelChainDecodesOrStops(levels: Int, stackSize: Int) throws {
+        let bytes = levels == 10_000 ? try Self.fixture("node-chain-10000.plist") : try Self.nodeChainArchive(levels: levels)
+        let outcome = onThread(stackSize: stackSize) { () -> Outcome<Int> in
+            do {
+                let head = try KeyedUnarchiver.unarchive(ChainNode.self, from: bytes, registry: Self.registry, options: Self.deepReading)
+                return .success(ChainNode.unlinkCounting(head))
+            } catch {
+                return .caught(error)
+            }
+        }
+        switch outcome {
+        case .success(let length):
+            #expect(length == levels)
+        case .failure(let error):
+            #expect(error.code == .stackExhausted, "\(error)")
+            // The stop names where it is: root.child.child…, as deep as it got.
+            #expect(error.keyPath.components.first == .key("root"))
+            #expect(error.keyPath.components.dropFirst().allSatisfy { $0 == .key("child") })
+            #expect(error.keyPath.components.count > 5)
+            #expect(error.message.contains("KiB of this thread's stack (\(stackSize >> 10) KiB)"), "\(error.message)")
+        }
+        // Shallow chains fit every thread, even in a debug build.
+        if levels <= 10 { #expect(outcome.error == nil) }
+        if levels <= 100 && stackSize >= 8 << 20 { #expect(outcome.error == nil) }
+        if levels >= 10_000 { #expect(outcome.error?.code == .stackExhausted) }
+    }
+
+    @Test func defaultDepthLimitStillStopsFirstOnABigStack() throws {
+        let bytes = try Self.fixture("node-chain-10000.plist")
+        let outcome = onThread(stackSize: 64 << 20) { () -> Outcome<Int> in
+            do {
+                let head = try KeyedUnarchiver.unarchive(ChainNode.self, from: bytes, registry: Self.registry)
+                return .success(ChainNode.unlinkCounting(head))
+            } catch {
+                return .caught(error)
+            }
+        }
+        #expect(outcome.error?.code == .depthLimitExceeded)
+    }
+
+    @Test(arguments: [10, 1_000, 100_000], stackSizes)
+    func callerChainEncodesOrStops(levels: Int, stackSize: Int) throws {
+        let outcome = onThread(stackSize: stackSize) { () -> Outcome<[UInt8]> in
+            guard let head = ChainNode.chain(levels) else { return .caught(ArchiveError(.invalidState, "no chain")) }
+            defer { _ = ChainNode.unlinkCounting(head) }
+            do {
+                return .success(try KeyedArchiver.archive(head, registry: Self.registry, options: Self.deepWriting))
+            } catch {
+                return .caught(error)
+            }
+        }
+        switch outcome {
+        case .success(let bytes):
+            // What we wrote is what plistlib would read: a chain of `levels` Node objects.
+            let graph = try ArchiveGraph(bytes: bytes)
+            #expect(graph.objects.count == 2 + 2 * levels)
+        case .failure(let error):
+            #expect(error.code == .stackExhausted, "\(error)")
+            #expect(error.keyPath.components.first == .key("root"))
+            #expect(error.message.contains("while encoding"))
+        }
+        if levels <= 10 { #expect(outcome.error == nil) }
+        if levels >= 100_000 { #expect(outcome.error?.code == .stackExhausted) }
+    }
+
+    // MARK: The Codable bridge
+
+    @Test(arguments: stackSizes)
+    func codableTreeDecodesOrStops(stackSize: Int) throws {
+        let bytes = try Self.fixture("codable-tree-3000.plist")
+        for options in [ArchiveReadingOptions.default, Self.deepReading] {
+            let outcome = onThread(stackSize: stackSize) { () -> Outcome<Int> in
+                do {
+                    let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry(), options: options)
+                    let box = try unarchiver.decodeDecodable(ChainBox.self, forKey: "root")
+                    return .success(ChainBox.unlinkCounting(box))
+                } catch {
+                    return .caught(error)
+                }
+            }
+            switch outcome {
+            case .success(let length):
+                #expect(length == 3000)
+            case .failure(let error):
+                if options.maximumDepth == ArchiveReadingOptions.default.maximumDepth {
+                    // The tree is 3,000 dictionaries deep: the policy stops it before any stack is at risk.
+                    #expect(error.code == .depthLimitExceeded, "\(error)")
+                } else {
+                    #expect(error.code == .stackExhausted, "\(error)")
+                    // The key path runs on through the Codable coding path.
+                    #expect(error.keyPath.components.first == .key("root"))
+                    #expect(error.keyPath.components.dropFirst().allSatisfy { $0 == .key("child") })
+                    #expect(error.keyPath.components.count > 5)
+                }
+            }
+            if stackSize < 8 << 20 { #expect(outcome.error != nil) }
+        }
+    }
+
+    @Test(arguments: [10, 100_000], stackSizes)
+    func codableChainEncodesOrStops(levels: Int, stackSize: Int) throws {
+        let outcome = onThread(stackSize: stackSize) { () -> Outcome<[UInt8]> in
+            guard let head = ChainBox.chain(levels) else { return .caught(ArchiveError(.invalidState, "no chain")) }
+            defer { _ = ChainBox.unlinkCounting(head) }
+            do {
+                let archiver = KeyedArchiver(registry: ArchiveRegistry(), options: Self.deepWriting)
+                try archiver.encodeEncodable(head, forKey: "root")
+                return .success(try archiver.finish())
+            } catch {
+                return .caught(error)
+            }
+        }
+        switch outcome {
+        case .success(let bytes):
+            #expect(levels == 10)
+            let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry())
+            let box = try unarchiver.decodeDecodable(ChainBox.self, forKey: "root")
+            #expect(ChainBox.unlinkCounting(box) == levels)
+        case .failure(let error):
+            #expect(error.code == .stackExhausted, "\(error)")
+            #expect(error.keyPath.components.first == .key("root"))
+            #expect(error.keyPath.components.dropFirst().allSatisfy { $0 == .key("child") })
+        }
+        if levels >= 100_000 { #expect(outcome.error?.code == .stackExhausted) }
+    }
+
+    // MARK: Collections and property lists
+
+    @Test(arguments: stackSizes)
+    func nestedArraysStopAtTheDepthLimit(stackSize: Int) throws {
+        let bytes = try Self.fixture("nested-arrays-10000.plist")
+        let outcome = onThread(stackSize: stackSize) { () -> Outcome<Int> in
+            do {
+                let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry())
+                _ = try unarchiver.decode(PropertyListValue.self, forKey: "root")
+                return .success(0)
+            } catch {
+                return .caught(error)
+            }
+        }
+        #expect(outcome.error?.code == .depthLimitExceeded)
+        // The generic view and its renderers walk with stacks of their own.
+        let rendered = onThread(stackSize: stackSize) { () -> Outcome<Int> in
+            do {
+                let graph = try ArchiveGraph(bytes: bytes)
+                return .success(ArchiveDumper.dump(graph).count)
+            } catch {
+                return .caught(error)
+            }
+        }
+        if case .success(let length) = rendered { #expect(length > 10_000) } else { Issue.record("dump failed: \(String(describing: rendered.error))") }
+    }
+
+    @Test(arguments: stackSizes)
+    func plistNestingPastTheLimitIsRefused(stackSize: Int) throws {
+        let nested = try Self.fixture("plist-nested-arrays-100000.bplist")
+        let shared = try Self.fixture("plist-shared-chain.bplist")
+        let outcomes = onThread(stackSize: stackSize) { () -> [PropertyListError.Code?] in
+            [nested, shared].map { bytes -> PropertyListError.Code? in
+                do throws(PropertyListError) {
+                    _ = try PropertyListCodec.decode(bytes)
+                    return nil
+                } catch {
+                    return error.code
+                }
+            }
+        }
+        #expect(outcomes == [PropertyListError.Code.depthLimitExceeded, PropertyListError.Code.depthLimitExceeded])
+    }
+
+    /// Shared containers nest as deep as their deepest reference puts them: each segment of the
+    /// fixture is 400 arrays deep and ends in the previous, finished one, so the walk never goes
+    /// past 402 levels while the value would nest 20,000 deep.
+    @Test func sharedChainDepthIsCountedWhereItIsReferenced() throws {
+        let shared = try Self.fixture("plist-shared-chain.bplist")
+        var options = PropertyListReadingOptions()
+        options.maximumDepth = 800
+        // Two segments fit 800 levels; the third reference puts the chain past it.
+        #expect(throws: PropertyListError.self) { try PropertyListCodec.decode(shared, options: options) }
+        do throws(PropertyListError) {
+            _ = try PropertyListCodec.decode(shared, options: options)
+        } catch {
+            #expect(error.code == .depthLimitExceeded)
+            #expect(error.message.contains("shared container"), "\(error.message)")
+        }
+        // The general reader's document counts the same way.
+        var unlimited = PropertyListReadingOptions()
+        unlimited.maximumDepth = 1 << 20
+        let document = try BinaryPropertyListReader.read(shared, options: unlimited)
+        #expect(throws: PropertyListError.self) { try document.value(options: options) }
+        // Without the shared segments' heights, the walk alone stayed within 402 levels.
+        options.maximumDepth = 402
+        #expect(throws: PropertyListError.self) { try PropertyListCodec.decode(shared, options: options) }
+    }
+
+    /// Values as deep as the default limit allows can be read, compared, hashed and freed on
+    /// the smallest thread the package supports (comparison and hashing keep stacks of their
+    /// own); the writers, which recurse, either write them or stop with `stackExhausted`.
+    @Test(arguments: stackSizes)
+    func valuesAtTheDefaultDepthAreSafeOnSmallStacks(stackSize: Int) throws {
+        let nested = try Self.fixture("plist-nested-arrays-100000.bplist")
+        let outcome = onThread(stackSize: stackSize) { () -> [String] in
+            var report: [String] = []
+            var value = PropertyListValue.string("leaf")
+            for _ in 0..<PropertyListReadingOptions.default.maximumDepth { value = .array([value]) }
+            let copy = value
+            var different = PropertyListValue.string("other")
+            for _ in 0..<PropertyListReadingOptions.default.maximumDepth { different = .array([different]) }
+            report.append("depth \(Self.depth(of: value)) equal \(copy == value) differs \(different != value) hash \(copy.hashValue == value.hashValue)")
+            for (name, write) in [("binary", { try BinaryPropertyListWriter().write(value) }), ("xml", { try XMLPropertyListWriter().write(value) })] as [(String, () throws -> [UInt8])] {
+                do {
+                    let bytes = try write()
+                    report.append("\(name) \(try PropertyListCodec.decode(bytes) == value)")
+                } catch let error as PropertyListError {
+                    report.append("\(name) \(error.code)")
+                } catch {
+                    report.append("\(name) \(error)")
+                }
+            }
+            // Past the default limit, raised by the caller: read only while the thread could
+            // release the value.
+            var options = PropertyListReadingOptions()
+            options.maximumDepth = 1 << 20
+            do throws(PropertyListError) {
+                report.append("raised \(Self.depth(of: try PropertyListCodec.decode(nested, options: options)))")
+            } catch {
+                report.append("raised \(error.code)")
+            }
+            return report
+        }
+        #expect(outcome[0] == "depth 512 equal true differs true hash true")
+        for (position, name) in ["binary", "xml"].enumerated() {
+            let line = outcome[position + 1]
+            #expect(line == "\(name) true" || line == "\(name) stackExhausted", "\(line)")
+            if stackSize >= 8 << 20 { #expect(line == "\(name) true") }
+        }
+        #expect(outcome[3] == "raised stackExhausted")
+    }
+
+    // MARK: Support
+
+    /// A flat archive of a chain of `levels` Node objects, built as a property list (the nesting
+    /// is in the UIDs, so nothing here recurses) and written by the property-list writer.
+    static func nodeChainArchive(levels: Int) throws -> [UInt8] {
+        var objects: [PropertyListValue] = [.string("$null")]
+        var classDescriptor = PropertyListDictionary()
+        classDescriptor.append(key: "$classname", value: .string("Node"))
+        classDescriptor.append(key: "$classes", value: .array([.string("Node")]))
+        objects.append(.dictionary(classDescriptor))
+        for level in 0..<levels {
+            let node = objects.count
+            var fields = PropertyListDictionary()
+            fields.append(key: "$class", value: .uid(PropertyListUID(1)))
+            fields.append(key: "label", value: .uid(PropertyListUID(UInt64(node + 1))))
+            if level + 1 < levels { fields.append(key: "child", value: .uid(PropertyListUID(UInt64(node + 2)))) }
+            objects.append(.dictionary(fields))
+            objects.append(.string("n\(level)"))
+        }
+        var top = PropertyListDictionary()
+        top.append(key: "root", value: .uid(PropertyListUID(2)))
+        var root = PropertyListDictionary()
+        root.append(key: "$version", value: .integer(PropertyListInteger(100_000)))
+        root.append(key: "$archiver", value: .string("NSKeyedArchiver"))
+        root.append(key: "$top", value: .dictionary(top))
+        root.append(key: "$objects", value: .array(objects))
+        return try BinaryPropertyListWriter().write(.dictionary(root))
+    }
+
+    /// How many containers deep `value` nests, counted without recursion.
+    static func depth(of value: PropertyListValue) -> Int {
+        var deepest = 0
+        var pending: [(PropertyListValue, Int)] = [(value, 0)]
+        while let (next, level) = pending.popLast() {
+            switch next {
+            case .array(let elements), .set(let elements):
+                deepest = max(deepest, level + 1)
+                pending.append(contentsOf: elements.map { ($0, level + 1) })
+            case .dictionary(let dictionary):
+                deepest = max(deepest, level + 1)
+                pending.append(contentsOf: dictionary.entries.map { ($0.value, level + 1) })
+            default:
+                deepest = max(deepest, level)
+            }
+        }
+        return deepest
+    }
+}
+
+/// Runs `body` on a new thread with `stackSize` bytes of stack, and waits for it.
+func onThread<R: Sendable>(stackSize: Int, _ body: @escaping @Sendable () -> R) -> R {
+    let slot = ThreadResultSlot<R>()
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        slot.value = body()
+        done.signal()
+    }
+    thread.stackSize = stackSize
+    thread.start()
+    done.wait()
+    guard let value = slot.value else { preconditionFailure("the thread returned nothing") }
+    return value
+}
+
+/// Carries a thread's result out; written by the thread before it signals, read after the wait.
+final class ThreadResultSlot<R>: @unchecked Sendable {
+    var value: R?
+}
+
+/// The linked-list model of issue 22: a node that decodes its child eagerly.
+final class ChainNode: KeyedArchivable {
+    var child: ChainNode?
+    let label: String
+
+    init(label: String, child: ChainNode?) {
+        self.label = label
+        self.child = child
+    }
+
+    required init(from decoder: KeyedArchiveDecoder) throws {
+        label = try decoder.decode(String.self, forKey: "label")
+        child = try decoder.decodeIfPresent(ChainNode.self, forKey: "child")
+    }
+
+    func encode(to encoder: KeyedArchiveEncoder) throws {
+        try encoder.encode(label, forKey: "label")
+        try encoder.encode(child, forKey: "child")
+    }
+
+    static func chain(_ levels: Int) -> ChainNode? {
+        var head: ChainNode?
+        for level in stride(from: levels - 1, through: 0, by: -1) { head = ChainNode(label: "n\(level)", child: head) }
+        return head
+    }
+
+    /// The chain's length, checking each label; the links are cut as it goes, since releasing a
+    /// long chain from its head recurses once per node.
+    static func unlinkCounting(_ head: ChainNode?) -> Int {
+        var count = 0
+        var next = head
+        while let node = next {
+            if node.label != "n\(count)" { return -1 }
+            count += 1
+            next = node.child
+            node.child = nil
+        }
+        return count
+    }
+}
+
+/// A `Codable` linked list, as `encodeEncodable` stores it: dictionaries in dictionaries.
+final class ChainBox: Codable, @unchecked Sendable {
+    var child: ChainBox?
+    let label: String
+
+    init(label: String, child: ChainBox?) {
+        self.label = label
+        self.child = child
+    }
+
+    static func chain(_ levels: Int) -> ChainBox? {
+        var head: ChainBox?
+        for level in stride(from: levels - 1, through: 0, by: -1) { head = ChainBox(label: "b\(level)", child: head) }
+        return head
+    }
+
+    static func unlinkCounting(_ head: ChainBox?) -> Int {
+        var count = 0
+        var next = head
+        while let box = next {
+            if box.label != "b\(count)" { return -1 }
+            count += 1
+            next = box.child
+            box.child = nil
+        }
+        return count
+    }
+}
