@@ -180,7 +180,8 @@ import Testing
 
     /// F9: a tree holding an NSDate whose `NS.time` is a NaN with a payload (a real device's
     /// archive, mutated). Binary keeps the real's bits; XML writes every NaN as `nan`, as Core
-    /// Foundation does (XMLDifferentialTests), so the tree reads back with the canonical NaN.
+    /// Foundation does (XMLDifferentialTests), so the archiver refuses it, and when told to write
+    /// as Core Foundation does, the tree reads back with the canonical NaN.
     @Test func nanPayloadsSurviveBinaryAndBecomeCanonicalInXML() throws {
         let payload = Double(bitPattern: 0xFFF3_FFFF_DE43_90A0)
         #expect(payload.isNaN && payload.bitPattern != Double.nan.bitPattern)
@@ -189,7 +190,9 @@ import Testing
             .init(key: "ratio", value: .real(.float64(payload))),
         ]))])
         func roundTrip(_ format: ArchiveFormat) throws -> [PropertyListValue] {
-            let archiver = KeyedArchiver(registry: ArchiveRegistry())
+            var options = ArchiveWritingOptions()
+            options.xmlValueLoss = .acceptAsCoreFoundation
+            let archiver = KeyedArchiver(registry: ArchiveRegistry(), options: options)
             try archiver.encode(tree)
             let again = try KeyedUnarchiver(bytes: try archiver.finish(format: format), registry: ArchiveRegistry()).decode(PropertyListValue.self)
             guard case .array(let elements) = again, case .dictionary(let dictionary)? = elements.first else { return [] }
@@ -197,6 +200,10 @@ import Testing
         }
         let binary = try roundTrip(.binary)
         #expect(binary == [.date(PropertyListDate(secondsSinceReferenceDate: payload)), .real(.float64(payload))])
+        let strict = KeyedArchiver(registry: ArchiveRegistry())
+        try strict.encode(tree)
+        let refusal = #expect(throws: ArchiveError.self) { try strict.finish(format: .xml) }
+        #expect(refusal?.code == .unrepresentableValue)
         let xml = try roundTrip(.xml)
         guard case .date(let date)? = xml.first, case .real(let real)? = xml.last else {
             Issue.record("XML round trip lost the values: \(xml)")

@@ -55,14 +55,21 @@ import PropertyList
     }
 
     /// An object whose keys an XML reader would take for one (`a` and `\u{FEFF}a`) is written
-    /// as binary, where they stay apart, and refused as XML, where one value would be lost.
+    /// as binary, where they stay apart, and refused as XML, where one value would be lost:
+    /// for its leading U+FEFF by default, and for the merge even when XML's losses are accepted.
     @Test func keysAnXMLReaderWouldMergeAreRefusedInXML() throws {
         let object = ArchiveGenericObject(classes: ["Holder", "NSObject"], fields: [("a", .inline(.integer(1))), ("\u{FEFF}a", .inline(.integer(2)))])
         let binary = KeyedArchiver(registry: ArchiveRegistry())
         try binary.encode(object)
         let graph = try ArchiveGraph(bytes: try binary.finish(format: .binary))
         #expect(graph.objects.count == 3)
-        let xml = KeyedArchiver(registry: ArchiveRegistry())
+        let strict = KeyedArchiver(registry: ArchiveRegistry())
+        try strict.encode(object)
+        let refusal = #expect(throws: ArchiveError.self) { try strict.finish(format: .xml) }
+        #expect(refusal?.code == .unrepresentableValue, "\(String(describing: refusal))")
+        var options = ArchiveWritingOptions()
+        options.xmlValueLoss = .acceptAsCoreFoundation
+        let xml = KeyedArchiver(registry: ArchiveRegistry(), options: options)
         try xml.encode(object)
         do {
             _ = try xml.finish(format: .xml)

@@ -108,7 +108,18 @@ enum PropertyListTreeArchiving {
         var dictionary = PropertyListDictionary()
         var key = ""
         var total = 1
+        /// Whether two of `dictionary`'s keys are equal (kept only under
+        /// ``ArchiveReadingOptions/DuplicateDictionaryKeys/keepLast``).
+        var holdsDuplicateKeys = false
         var childHeight = 0
+    }
+
+    /// Each key once, with the value stored last for it, at the place it was stored last (as
+    /// Foundation's `NSDictionary` keeps the last of its initializer's equal keys).
+    private static func keepingLastEntries(_ dictionary: PropertyListDictionary) -> PropertyListDictionary {
+        var kept = PropertyListDictionary()
+        for entry in dictionary.entries.reversed() where kept[entry.key] == nil { kept.append(key: entry.key, value: entry.value) }
+        return PropertyListDictionary(entries: kept.entries.reversed())
     }
 
     private static let nodeType = ObjectIdentifier(Node.self)
@@ -154,7 +165,7 @@ enum PropertyListTreeArchiving {
                 if frame.position == frame.objects.count {
                     let value: PropertyListValue
                     switch frame.kind {
-                    case .dictionary: value = .dictionary(frame.dictionary)
+                    case .dictionary: value = .dictionary(frame.holdsDuplicateKeys ? Self.keepingLastEntries(frame.dictionary) : frame.dictionary)
                     case .set: value = .set(frame.elements)
                     default: value = .array(frame.elements)
                     }
@@ -170,9 +181,13 @@ enum PropertyListTreeArchiving {
                     let key = try session.withPath(.index(position)) { () throws(ArchiveError) in
                         try decoder.decode(String.self, reference: keys[position])
                     }
-                    // Readers disagree on which of two equal keys counts, so a tree never holds both.
-                    guard frame.dictionary[key] == nil else {
-                        throw session.error(.valueOutOfRange, "NSDictionary holds the key \(key.excerptForMessage(128)) twice", uid: frame.uid)
+                    // Readers disagree on which of two equal keys counts, so a tree never holds
+                    // both: refused, or the last kept once the dictionary is complete.
+                    if frame.dictionary[key] != nil {
+                        guard session.keepsLastDuplicateDictionaryKey else {
+                            throw session.duplicateDictionaryKeyError(keys[position], uid: frame.uid)
+                        }
+                        stack[last].holdsDuplicateKeys = true
                     }
                     // The key counts as a value, as the property-list readers count it.
                     try session.countTreeValues(1, into: &stack[last].total, uid: frame.uid)

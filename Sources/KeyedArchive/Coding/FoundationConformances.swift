@@ -339,8 +339,9 @@ extension Dictionary: ArchiveObjectDecodable where Key: ArchiveObjectDecodable, 
                 let value = try session.withPath(component) { () throws(ArchiveError) in
                     try decoder.decode(Value.self, reference: objects[position])
                 }
-                guard result.updateValue(value, forKey: key) == nil else {
-                    throw session.error(.valueOutOfRange, "NSDictionary holds the key \(String(describing: key).excerptForMessage(128)) twice", uid: uid)
+                // Two equal keys: readers disagree on which entry counts (Docs/Security.md).
+                guard result.updateValue(value, forKey: key) == nil || session.keepsLastDuplicateDictionaryKey else {
+                    throw session.duplicateDictionaryKeyError(keys[position], uid: uid)
                 }
             }
             return result

@@ -80,10 +80,13 @@ public final class KeyedArchiver {
     /// Ends encoding and returns the archive's bytes.
     /// - Throws: ``ArchiveError/Code/invalidState`` if an earlier encode failed or the
     ///   archive was already finished; ``ArchiveError/Code/invalidPropertyList`` if the property
-    ///   list cannot be written (nesting beyond the writer's limit).
+    ///   list cannot be written (nesting beyond the writer's limit);
+    ///   ``ArchiveError/Code/unrepresentableValue`` for XML, when a value would read back as
+    ///   another (``ArchiveWritingOptions/xmlValueLoss``; Docs/KeyedArchiveFormat.md).
     public func finish(format: ArchiveFormat = .binary) throws(ArchiveError) -> [UInt8] {
         let table = try session.finish()
         let era = session.options.era
+        if format == .xml, session.options.xmlValueLoss == .refuse { try table.checkXMLFidelity() }
         do {
             switch (format, session.options.sharing) {
             case (.binary, .appleInstances):

@@ -54,6 +54,11 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The same key was encoded twice in one object, or an archive being decoded stores a key
         /// twice in one object (readers disagree on which one counts, so decoding refuses it).
         public static let duplicateKey = Code(rawValue: "duplicateKey")
+        /// A value the requested archive format cannot carry as it is: written, it would read back
+        /// as another value (in XML: a string starting with U+FEFF, −0, a NaN payload, a date's
+        /// fraction of a second, a plain `{CF$UID: n}` dictionary). The error names the key path and
+        /// the value; ``ArchiveWritingOptions/xmlValueLoss`` can accept the loss instead.
+        public static let unrepresentableValue = Code(rawValue: "unrepresentableValue")
         /// The encoder was used after it finished, or an invalid argument was passed to it.
         public static let invalidState = Code(rawValue: "invalidState")
     }

@@ -28,6 +28,26 @@ public struct ArchiveReadingOptions: Hashable, Sendable {
     /// is linear in the archive anyway; this caps it outright. Default 64 Mi.
     public var maximumExpansionCount: Int = 64 << 20
 
+    /// What typed decoding does with an `NSDictionary` whose `NS.keys` hold one key twice. Apple's
+    /// writers never store two equal keys, but an XML archive can read back with them: Core
+    /// Foundation's XML reader drops a string's leading U+FEFF, so keys `"x"` and
+    /// `"\u{FEFF}x"` written by Foundation read back as `"x"` twice.
+    public enum DuplicateDictionaryKeys: Hashable, Sendable {
+        /// Refuse the dictionary with ``ArchiveError/Code/duplicateKey``, naming the key. Readers
+        /// disagree about such a dictionary (this one could keep either entry, a validator in
+        /// front of an app another), so it is refused as an object storing a field twice is
+        /// (Docs/Security.md). The default.
+        case refuse
+        /// Keep the entry stored last in `NS.keys`, as Foundation's `NSKeyedUnarchiver` does
+        /// (`NSDictionary` of the decoded keys and objects, checked against Foundation on Linux).
+        case keepLast
+    }
+
+    /// What typed decoding (`[K: V]`, and `PropertyListValue` trees through the `Codable` bridge)
+    /// does with an `NSDictionary` holding one key twice. Default ``DuplicateDictionaryKeys/refuse``.
+    /// The generic view (``ArchiveGraph``, `dump`, `json`) shows every entry either way.
+    public var duplicateDictionaryKeys: DuplicateDictionaryKeys = .refuse
+
     public init() {}
 
     public static let `default` = ArchiveReadingOptions()

@@ -23,8 +23,29 @@ public struct ArchiveWritingOptions: Hashable, Sendable {
         case appleInstances
     }
 
+    /// What an XML archive does with a value that Core Foundation's XML reader (and ours, which
+    /// follows it) would return as another value. Binary archives carry every value and ignore
+    /// this. Docs/KeyedArchiveFormat.md, "What an XML archive cannot carry", lists the values.
+    public enum XMLValueLoss: Hashable, Sendable {
+        /// Refuse the archive with ``ArchiveError/Code/unrepresentableValue``, naming the key path
+        /// and the value, so that every XML archive written decodes to the values archived. The
+        /// default.
+        case refuse
+        /// Write such values as Core Foundation's `NSKeyedArchiver` does, and let them change on
+        /// the way: a string, key or class name loses a leading U+FEFF (so `"x"` and
+        /// `"\u{FEFF}x"` as keys of one dictionary read back as one key held twice, which
+        /// ``ArchiveReadingOptions/duplicateDictionaryKeys`` then decides about), −0 reads back
+        /// as 0, a NaN loses its sign and payload, a date its fraction of a second, and a plain
+        /// `{CF$UID: n}` dictionary becomes a reference. Two keys of one object (or of `$top`)
+        /// that would read back as one are still refused: no reader could take that object.
+        case acceptAsCoreFoundation
+    }
+
     public var era: Era = .current
     public var sharing: Sharing = .byValue
+    /// What an XML archive does with a value XML reading would change. Default
+    /// ``XMLValueLoss/refuse``.
+    public var xmlValueLoss: XMLValueLoss = .refuse
     /// Deepest nesting of objects inside objects while encoding. Default 512. Guards the stack:
     /// encoding recurses through each model's `encode(to:)`.
     public var maximumDepth: Int = 512
