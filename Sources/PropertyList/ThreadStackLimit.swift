@@ -102,8 +102,17 @@ public struct ThreadStackLimit: Sendable {
     /// tree decoders ask past the default `maximumDepth` (512, which any thread of 256 KiB or
     /// more releases): a caller who raises the limit gets `stackExhausted` rather than a value
     /// whose release would overflow the stack.
+    @inline(__always)
     public static func canHoldValue(depth: Int) -> Bool {
-        guard depth > PropertyListReadingOptions.default.maximumDepth else { return true }
+        depth <= alwaysReleasableDepth || canReleaseDeepValue(depth: depth)
+    }
+
+    /// The default `maximumDepth` of the readers, as a literal: the check above runs for every
+    /// container a reader opens.
+    static let alwaysReleasableDepth = 512
+
+    @inline(never)
+    static func canReleaseDeepValue(depth: Int) -> Bool {
         let (reserve, overflow) = depth.multipliedReportingOverflow(by: valueReleaseBytesPerLevel)
         return !overflow && current().bytesLeft() > reserve
     }
