@@ -36,7 +36,12 @@ public struct ThreadStackLimit: Sendable {
     /// or encode, not per level.
     public static func current() -> ThreadStackLimit {
         let position = currentStackPosition()
-        if let (low, size) = currentThreadStackBounds(), low < position {
+        if let (low, size) = currentThreadStackBounds() {
+            let (high, highOverflow) = low.addingReportingOverflow(UInt(size))
+            // A local outside the thread's stack means locals do not live there (AddressSanitizer's
+            // fake stack for use-after-return checks puts them on the heap): positions say nothing
+            // then, and no check can be made.
+            guard low < position, highOverflow || position <= high else { return .unlimited }
             let (floor, overflow) = low.addingReportingOverflow(UInt(headroom))
             return ThreadStackLimit(floor: overflow ? position : floor, threadStackSize: size)
         }
