@@ -16,11 +16,11 @@ func recordPosition() {
     recordedPositions.append(ThreadStackLimit.currentStackPosition())
 }
 
-final class Node: KeyedArchivable {
+final class Node: KeyedArchivable, Link {
     var child: Node?
     var label: String
 
-    init(child: Node?, label: String) {
+    required init(child: Node?, label: String) {
         self.child = child
         self.label = label
     }
@@ -38,11 +38,11 @@ final class Node: KeyedArchivable {
     }
 }
 
-final class Box: Codable {
+final class Box: Codable, Link {
     var child: Box?
     var label: String
 
-    init(child: Box?, label: String) {
+    required init(child: Box?, label: String) {
         self.child = child
         self.label = label
     }
@@ -64,27 +64,27 @@ final class Box: Codable {
     }
 }
 
-func makeNodeChain(_ count: Int) -> Node {
-    var head: Node? = nil
-    for level in stride(from: count - 1, through: 0, by: -1) { head = Node(child: head, label: "n\(level)") }
-    return head ?? Node(child: nil, label: "empty")
+/// The two linked lists measured, built from the tail and freed from the head without recursion.
+protocol Link: AnyObject {
+    var child: Self? { get set }
+    init(child: Self?, label: String)
 }
 
-func freeNodeChain(_ head: Node?) {
+func makeChain<T: Link>(_ type: T.Type, _ count: Int) -> T {
+    var head: T? = nil
+    for level in stride(from: count - 1, through: 0, by: -1) { head = T(child: head, label: "n\(level)") }
+    return head ?? T(child: nil, label: "empty")
+}
+
+func freeChain<T: Link>(_ head: T?) {
     var next = head
     while let node = next { next = node.child; node.child = nil }
 }
 
-func makeBoxChain(_ count: Int) -> Box {
-    var head: Box? = nil
-    for level in stride(from: count - 1, through: 0, by: -1) { head = Box(child: head, label: "b\(level)") }
-    return head ?? Box(child: nil, label: "empty")
-}
-
-func freeBoxChain(_ head: Box?) {
-    var next = head
-    while let box = next { next = box.child; box.child = nil }
-}
+func makeNodeChain(_ count: Int) -> Node { makeChain(Node.self, count) }
+func freeNodeChain(_ head: Node?) { freeChain(head) }
+func makeBoxChain(_ count: Int) -> Box { makeChain(Box.self, count) }
+func freeBoxChain(_ head: Box?) { freeChain(head) }
 
 final class ResultSlot<R>: @unchecked Sendable { var value: R? }
 

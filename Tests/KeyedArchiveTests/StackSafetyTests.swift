@@ -497,7 +497,8 @@ final class ThreadResultSlot<R>: @unchecked Sendable {
 }
 
 /// The linked-list model of issue 22: a node that decodes its child eagerly.
-final class ChainNode: KeyedArchivable {
+final class ChainNode: KeyedArchivable, ChainLink {
+    static let labelPrefix = "n"
     var child: ChainNode?
     let label: String
 
@@ -515,30 +516,11 @@ final class ChainNode: KeyedArchivable {
         try encoder.encode(label, forKey: "label")
         try encoder.encode(child, forKey: "child")
     }
-
-    static func chain(_ levels: Int) -> ChainNode? {
-        var head: ChainNode?
-        for level in stride(from: levels - 1, through: 0, by: -1) { head = ChainNode(label: "n\(level)", child: head) }
-        return head
-    }
-
-    /// The chain's length, checking each label; the links are cut as it goes, since releasing a
-    /// long chain from its head recurses once per node.
-    static func unlinkCounting(_ head: ChainNode?) -> Int {
-        var count = 0
-        var next = head
-        while let node = next {
-            if node.label != "n\(count)" { return -1 }
-            count += 1
-            next = node.child
-            node.child = nil
-        }
-        return count
-    }
 }
 
 /// A `Codable` linked list, as `encodeEncodable` stores it: dictionaries in dictionaries.
-final class ChainBox: Codable, @unchecked Sendable {
+final class ChainBox: Codable, ChainLink, @unchecked Sendable {
+    static let labelPrefix = "b"
     var child: ChainBox?
     let label: String
 
@@ -546,21 +528,34 @@ final class ChainBox: Codable, @unchecked Sendable {
         self.label = label
         self.child = child
     }
+}
 
-    static func chain(_ levels: Int) -> ChainBox? {
-        var head: ChainBox?
-        for level in stride(from: levels - 1, through: 0, by: -1) { head = ChainBox(label: "b\(level)", child: head) }
+/// A linked list of the tests: built from the tail and taken apart from the head without
+/// recursion, each node's label its position from the head.
+protocol ChainLink: AnyObject {
+    static var labelPrefix: String { get }
+    var child: Self? { get set }
+    var label: String { get }
+    init(label: String, child: Self?)
+}
+
+extension ChainLink {
+    static func chain(_ levels: Int) -> Self? {
+        var head: Self?
+        for level in stride(from: levels - 1, through: 0, by: -1) { head = Self(label: "\(labelPrefix)\(level)", child: head) }
         return head
     }
 
-    static func unlinkCounting(_ head: ChainBox?) -> Int {
+    /// The chain's length, checking each label (-1 on a wrong one); the links are cut as it
+    /// goes, so that nothing is left to release a whole chain at once.
+    static func unlinkCounting(_ head: Self?) -> Int {
         var count = 0
         var next = head
-        while let box = next {
-            if box.label != "b\(count)" { return -1 }
+        while let node = next {
+            if node.label != "\(labelPrefix)\(count)" { return -1 }
             count += 1
-            next = box.child
-            box.child = nil
+            next = node.child
+            node.child = nil
         }
         return count
     }
