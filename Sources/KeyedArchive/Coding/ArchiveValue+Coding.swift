@@ -408,7 +408,23 @@ extension KeyedArchiveDecoder {
     /// bytes stored inline in the object (as `encodeInt:`, `encodeBool:`, `encodeDouble:` and
     /// `encodeBytes:` store them). Nil when the key is absent or refers to `$null`.
     public func decodeIfPresent(_ type: ArchiveValue.Type, forKey key: String) throws(ArchiveError) -> ArchiveValue? {
-        guard let stored = fields[ArchiveKeys.escape(key)] else { return nil }
+        try archiveValue(storedKey: ArchiveKeys.escape(key), key: key)
+    }
+
+    /// The value stored without a key at position `index` (`$0`, `$1`, …), inline or referenced.
+    /// - Throws: ``ArchiveError/Code/valueNotFound`` when there is none or it is `$null`, and
+    ///   whatever decoding the value throws.
+    public func decodeUnkeyed(_ type: ArchiveValue.Type, at index: Int) throws(ArchiveError) -> ArchiveValue {
+        let storedKey = "$\(index)"
+        guard let value = try archiveValue(storedKey: storedKey, key: storedKey) else {
+            throw error(.valueNotFound, fields[storedKey] == nil ? "no unkeyed value \(storedKey)" : "expected ArchiveValue, found $null", key: storedKey)
+        }
+        return value
+    }
+
+    /// The value under a stored key; `key` is how the key path names it.
+    private func archiveValue(storedKey: String, key: String) throws(ArchiveError) -> ArchiveValue? {
+        guard let stored = fields[storedKey] else { return nil }
         switch stored {
         case .uid(let uid):
             guard uid.value != 0 else { return nil }
@@ -446,6 +462,12 @@ extension KeyedUnarchiver {
     /// Like ``decode(_:forKey:)-(ArchiveValue.Type,_)``, but nil when the key is absent or `$null`.
     public func decodeIfPresent(_ type: ArchiveValue.Type, forKey key: String = "root") throws(ArchiveError) -> ArchiveValue? {
         try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) }
+    }
+
+    /// The top-level value stored without a key at position `index` (`$0`, `$1`, …), inline or
+    /// referenced (see ``KeyedArchiveDecoder/decodeUnkeyed(_:at:)-(ArchiveValue.Type,_)``).
+    public func decodeUnkeyed(_ type: ArchiveValue.Type, at index: Int) throws(ArchiveError) -> ArchiveValue {
+        try run { () throws(ArchiveError) in try topLevelDecoder.decodeUnkeyed(type, at: index) }
     }
 
     /// Decodes whatever is under `root` as an ``ArchiveValue``.
