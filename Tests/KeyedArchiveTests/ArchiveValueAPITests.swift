@@ -264,6 +264,26 @@ import Testing
         keepLast.duplicateDictionaryKeys = .keepLast
         #expect(try KeyedUnarchiver.unarchive(ArchiveValue.self, from: twice, registry: ArchiveRegistry(), options: keepLast) == ["a": 2])
 
+        // Keys are compared as they are read, and comparing sets takes a call per level: a key
+        // may nest 64 of them, not more.
+        func nestedSets(_ levels: Int) -> ArchiveGenericObject {
+            var set = ArchiveGenericObject(classes: ArchiveArray.setClasses, fields: [("NS.objects", .objects(["core"]))])
+            for _ in 1..<levels { set = ArchiveGenericObject(classes: ArchiveArray.setClasses, fields: [("NS.objects", .objects([set]))]) }
+            return set
+        }
+        func dictionary(keyedBy key: ArchiveGenericObject) -> ArchiveGenericObject {
+            ArchiveGenericObject(classes: ArchiveDictionary.dictionaryClasses, fields: [("NS.keys", .objects([key, "plain"])), ("NS.objects", .objects([1, 2]))])
+        }
+        let fine = try KeyedUnarchiver.unarchive(ArchiveValue.self, from: Self.archive(dictionary(keyedBy: nestedSets(64))), registry: ArchiveRegistry())
+        #expect(fine.dictionaryValue?.count == 2)
+        do {
+            _ = try KeyedUnarchiver.unarchive(ArchiveValue.self, from: Self.archive(dictionary(keyedBy: nestedSets(65))), registry: ArchiveRegistry())
+            Issue.record("a key of 65 nested sets was compared")
+        } catch {
+            #expect(error.code == .depthLimitExceeded)
+            #expect(error.message.contains("dictionary key"), "\(error)")
+        }
+
         // An ordered set's repeated element is kept where it first occurs, as NSOrderedSet keeps it.
         let repeated = ArchiveGenericObject(classes: ArchiveOrderedSet<String>.orderedSetClasses, fields: [("NS.object.0", .object("x")), ("NS.object.1", .object("y")), ("NS.object.2", .object("x"))])
         #expect(try KeyedUnarchiver.unarchive(ArchiveValue.self, from: Self.archive(repeated), registry: ArchiveRegistry()) == .orderedSet(ArchiveOrderedSet(["x", "y"])))

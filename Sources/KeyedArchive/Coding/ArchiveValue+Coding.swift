@@ -45,7 +45,14 @@ enum ArchiveValueDecoding {
         let value: ArchiveValue
         let expandedCount: Int
         var height = 0
+        /// How many sets and dictionaries nest along the deepest path: comparing two values takes
+        /// a call per such level.
+        var unorderedHeight = 0
     }
+
+    /// How deep sets and dictionaries may nest in what decoding compares while it reads (a
+    /// dictionary's keys, an ordered set's elements): far beyond real keys, and little stack.
+    static let maximumComparedNesting = ThreadStackLimit.uncheckedDepth
 
     private static let nodeType = ObjectIdentifier(Node.self)
 
@@ -68,6 +75,7 @@ enum ArchiveValueDecoding {
         var holdsDuplicateKeys = false
         var total = 1
         var childHeight = 0
+        var childUnorderedHeight = 0
     }
 
     static func decode(reference: ArchiveReference, decoder: KeyedArchiveDecoder) throws(ArchiveError) -> ArchiveValue {
@@ -95,6 +103,11 @@ enum ArchiveValueDecoding {
                     }
                     try session.countTreeValues(node.expandedCount, into: &stack[last].total, uid: stack[last].uid)
                     stack[last].childHeight = max(stack[last].childHeight, node.height)
+                    stack[last].childUnorderedHeight = max(stack[last].childUnorderedHeight, node.unorderedHeight)
+                    let compared = stack[last].container == .orderedSet || (stack[last].keys != nil && stack[last].key == nil)
+                    if compared, node.unorderedHeight > maximumComparedNesting {
+                        throw session.error(.depthLimitExceeded, "\(stack[last].container == .orderedSet ? "an ordered set's element" : "a dictionary key") nests sets and dictionaries \(node.unorderedHeight) levels deep, more than the \(maximumComparedNesting) such values are compared to", uid: stack[last].uid)
+                    }
                     if let keys = stack[last].keys {
                         if let key = stack[last].key {
                             stack[last].entries.append(ArchiveValue.Entry(key: key, value: node.value))
@@ -129,7 +142,9 @@ enum ArchiveValueDecoding {
                     case .orderedSet: value = .orderedSet(ArchiveOrderedSet(done.elements, archivesAsMutable: done.mutable))
                     case .dictionary: value = .dictionary(done.holdsDuplicateKeys ? keepingLastEntries(done.entries) : done.entries, mutable: done.mutable)
                     }
-                    let node = Node(value: value, expandedCount: done.total, height: done.childHeight &+ 1)
+                    let unordered = done.container == .set || done.container == .dictionary
+                    let node = Node(value: value, expandedCount: done.total, height: done.childHeight &+ 1,
+                                    unorderedHeight: done.childUnorderedHeight &+ (unordered ? 1 : 0))
                     session.endContainer(uid: done.uid, type: nodeType, value: node)
                     finished = node
                     continue

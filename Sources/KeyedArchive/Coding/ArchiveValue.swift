@@ -24,8 +24,10 @@ import PropertyList
 /// whatever their order, the mutable flags ignored (as for ``ArchiveIndexSet`` and
 /// ``ArchiveOrderedSet``) — and exact for scalars: numbers by kind and value (reals by bit
 /// pattern, as ``PropertyList/PropertyListValue`` compares them), strings by Unicode scalars.
-/// Comparing and hashing walk arrays with a stack of their own; only sets and dictionaries nest
-/// a call per level, which decoding bounds by ``ArchiveReadingOptions/maximumDepth``.
+/// Hashing keeps a stack of its own; comparing does too, but for sets and dictionaries, whose
+/// elements are matched in any order by a call per level. Decoding bounds that nesting by
+/// ``ArchiveReadingOptions/maximumDepth``, and to 64 levels in a dictionary's keys and an ordered
+/// set's elements, which it compares as it reads them.
 public enum ArchiveValue: Sendable {
     /// `NSNull`.
     case null
@@ -175,9 +177,11 @@ extension ArchiveValue: Hashable {
                 hasher.combine(10 as UInt8); hasher.combine(set.count)
                 pending.append(contentsOf: set.elements.reversed())
             case .set(let elements, _):
-                hasher.combine(11 as UInt8); hasher.combine(elements.count); hasher.combine(Self.unorderedHash(elements))
+                hasher.combine(11 as UInt8); hasher.combine(elements.count)
+                hasher.combine(Self.unorderedHash(elements.lazy.map(\.shallowHash)))
             case .dictionary(let entries, _):
-                hasher.combine(12 as UInt8); hasher.combine(entries.count); hasher.combine(Self.unorderedHash(entries))
+                hasher.combine(12 as UInt8); hasher.combine(entries.count)
+                hasher.combine(Self.unorderedHash(entries.lazy.map { $0.key.shallowHash &* 31 &+ $0.value.shallowHash }))
             case .special(let special): hasher.combine(13 as UInt8); hasher.combine(special)
             case .indexSet(let set): hasher.combine(14 as UInt8); hasher.combine(set)
             case .indexPath(let path): hasher.combine(15 as UInt8); hasher.combine(path)
@@ -186,12 +190,27 @@ extension ArchiveValue: Hashable {
         }
     }
 
-    /// A hash that does not depend on the elements' order: the wrapping sum of their own hashes
-    /// (a sum rather than an exclusive or, which would cancel an element held twice).
-    private static func unorderedHash<T: Hashable>(_ elements: [T]) -> Int {
+    /// A hash that does not depend on the elements' order: the wrapping sum of theirs (a sum
+    /// rather than an exclusive or, which would cancel an element held twice).
+    private static func unorderedHash(_ hashes: some Sequence<Int>) -> Int {
         var sum = 0
-        for element in elements { sum = sum &+ element.hashValue }
+        for hash in hashes { sum = sum &+ hash }
         return sum
+    }
+
+    /// A hash of the value's kind and, for a scalar, its value; for a collection only its size.
+    /// What a set or dictionary hashes its elements by: element hashes of their own would nest a
+    /// hash per level of sets, where this one takes none.
+    private var shallowHash: Int {
+        var hasher = Hasher()
+        switch self {
+        case .array(let elements, _): hasher.combine(9 as UInt8); hasher.combine(elements.count)
+        case .orderedSet(let set): hasher.combine(10 as UInt8); hasher.combine(set.count)
+        case .set(let elements, _): hasher.combine(11 as UInt8); hasher.combine(elements.count)
+        case .dictionary(let entries, _): hasher.combine(12 as UInt8); hasher.combine(entries.count)
+        default: hash(into: &hasher)
+        }
+        return hasher.finalize()
     }
 }
 
