@@ -231,6 +231,35 @@ import Testing
         }
     }
 
+    /// 10,000 nested arrays (made by `Fixtures/deep/make_deep.py`) on small stacks: refused at
+    /// the depth limit by default, and with the limit lifted, decoded or stopped with
+    /// `stackExhausted` — never a crash, in the walk or in releasing what it built.
+    @Test(arguments: StackSafetyTests.stackSizes)
+    func deepNestingStopsWithATypedError(stackSize: Int) throws {
+        let bytes = try StackSafetyTests.fixture("nested-arrays-10000.plist")
+        for options in [ArchiveReadingOptions.default, StackSafetyTests.deepReading] {
+            let outcome = onThread(stackSize: stackSize) { () -> StackSafetyTests.Outcome<Int> in
+                do {
+                    var depth = 0
+                    var value = try KeyedUnarchiver.unarchive(ArchiveValue.self, from: bytes, registry: ArchiveRegistry(), options: options)
+                    while let inner = value.arrayValue?.first {
+                        depth += 1
+                        value = inner
+                    }
+                    return .success(depth)
+                } catch {
+                    return .caught(error)
+                }
+            }
+            switch outcome {
+            case .success(let depth):
+                #expect(options.maximumDepth > 10_000 && depth > 9_000, "\(depth)")
+            case .failure(let error):
+                #expect(error.code == (options.maximumDepth > 10_000 ? .stackExhausted : .depthLimitExceeded), "\(error)")
+            }
+        }
+    }
+
     @Test func cyclesDepthAndDuplicateKeysAreRefused() throws {
         let cycle = ArchiveGenericObject(classes: ArchiveArray.mutableArrayClasses)
         cycle.fields = [("NS.objects", .objects(["a", cycle]))]
