@@ -153,7 +153,7 @@ import Testing
         let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry())
         let tree = try unarchiver.decode(PropertyListValue.self)
         let value = try unarchiver.decode(ArchiveValue.self)
-        #expect(ArchiveValue(tree) == value)
+        #expect(ArchiveValue(propertyList: tree) == value)
         #expect(value.propertyListValue == tree)
         #expect(PropertyListValue(value) == tree)
 
@@ -172,12 +172,12 @@ import Testing
         #expect(ArchiveValue.null.propertyListValue == nil)
         #expect(ArchiveValue.array(["a", .uuid(UUID())]).propertyListValue == nil)
         #expect(ArchiveValue.dictionary([.init(key: 1, value: "one")]).propertyListValue == nil)
-        #expect(ArchiveValue(PropertyListValue.array([.uid(PropertyListUID(3))])) == nil)
+        #expect(ArchiveValue(propertyList: PropertyListValue.array([.uid(PropertyListUID(3))])) == nil)
 
         // Deep values convert without recursion.
         var deep = PropertyListValue.array([])
         for _ in 0..<300 { deep = .array([deep, "x"]) }
-        let converted = try #require(ArchiveValue(deep))
+        let converted = try #require(ArchiveValue(propertyList: deep))
         #expect(converted.propertyListValue == deep)
     }
 

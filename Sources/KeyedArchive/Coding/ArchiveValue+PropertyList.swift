@@ -15,7 +15,7 @@ extension ArchiveValue {
     /// `NSKeyedArchiver` stores, dates as `NSDate`, arrays, sets and dictionaries as `NSArray`,
     /// `NSSet` and `NSDictionary` (keys in the dictionary's order). Nil when the value holds a
     /// UID, which is a reference inside an archive, not a value.
-    public init?(_ propertyList: PropertyListValue) {
+    public init?(propertyList: PropertyListValue) {
         struct Frame {
             let children: [PropertyListValue]
             let keys: [String]?
