@@ -69,9 +69,12 @@ public enum ArchiveValue: Sendable {
 
     /// One entry of a ``dictionary(_:mutable:)``.
     public struct Entry: Hashable, Sendable {
+        /// The key, of any kind (strings in most archives, integers in some device payloads).
         public var key: ArchiveValue
+        /// The value stored under the key.
         public var value: ArchiveValue
 
+        /// An entry of `key` and `value`.
         public init(key: ArchiveValue, value: ArchiveValue) {
             self.key = key
             self.value = value
@@ -90,6 +93,7 @@ public struct ArchiveObjectReference: Hashable, Sendable, CustomStringConvertibl
     /// The archived `$classes`, the class name first (empty when the archive has none).
     public let classes: [String]
 
+    /// A reference to the object at `reference`, of the archived class `className` and `$classes`.
     public init(reference: ArchiveReference, className: String, classes: [String]) {
         self.reference = reference
         self.className = className
@@ -103,6 +107,7 @@ public struct ArchiveObjectReference: Hashable, Sendable, CustomStringConvertibl
 // MARK: Equality and hashing
 
 extension ArchiveValue: Hashable {
+    /// Whether two values are equal as `isEqual:` compares Foundation's collections (see the type).
     public static func == (lhs: ArchiveValue, rhs: ArchiveValue) -> Bool {
         var pending: [(ArchiveValue, ArchiveValue)] = [(lhs, rhs)]
         while let (left, right) = pending.popLast() {
@@ -157,6 +162,7 @@ extension ArchiveValue: Hashable {
         }
     }
 
+    /// Hashes what equality compares, with a stack of its own.
     public func hash(into hasher: inout Hasher) {
         var pending: [ArchiveValue] = [self]
         while let value = pending.popLast() {
@@ -246,23 +252,29 @@ extension ArchiveValue {
         return false
     }
 
+    /// A string's text (plain or `NSMutableString`); nil for any other kind.
     public var stringValue: String? {
         if case .string(let value, _) = self { return value }
         return nil
     }
 
+    /// A boolean's value; nil for any other kind (an integer 0 or 1 included).
     public var boolValue: Bool? {
         if case .bool(let value) = self { return value }
         return nil
     }
 
+    /// An integer as stored, its width kept; nil for any other kind.
     public var integerValue: PropertyListInteger? {
         if case .integer(let value) = self { return value }
         return nil
     }
 
+    /// An integer that fits `Int64`.
     public var int64Value: Int64? { integerValue?.int64Value }
+    /// A non-negative integer that fits `UInt64`.
     public var uint64Value: UInt64? { integerValue?.uint64Value }
+    /// An integer that fits `Int`.
     public var intValue: Int? { integerValue?.intValue }
 
     /// A real's value widened to `Double` (integers are not converted: ask for them explicitly,
@@ -272,36 +284,43 @@ extension ArchiveValue {
         return nil
     }
 
+    /// The bytes of data (plain or `NSMutableData`).
     public var dataValue: [UInt8]? {
         if case .data(let value, _) = self { return value }
         return nil
     }
 
+    /// An `NSDate`'s date.
     public var dateValue: Date? {
         if case .date(let value) = self { return value }
         return nil
     }
 
+    /// An `NSUUID`'s UUID.
     public var uuidValue: UUID? {
         if case .uuid(let value) = self { return value }
         return nil
     }
 
+    /// An `NSURL`'s URL, with its base.
     public var urlValue: URL? {
         if case .url(let value) = self { return value }
         return nil
     }
 
+    /// An array's elements (`NSArray` or `NSMutableArray`); nil for a set or an ordered set.
     public var arrayValue: [ArchiveValue]? {
         if case .array(let value, _) = self { return value }
         return nil
     }
 
+    /// A set's elements, in archive order.
     public var setValue: [ArchiveValue]? {
         if case .set(let value, _) = self { return value }
         return nil
     }
 
+    /// An ordered set.
     public var orderedSetValue: ArchiveOrderedSet<ArchiveValue>? {
         if case .orderedSet(let value) = self { return value }
         return nil
@@ -325,21 +344,25 @@ extension ArchiveValue {
         return result
     }
 
+    /// An `NSValue`'s structure.
     public var specialValue: ArchiveSpecialValue? {
         if case .special(let value) = self { return value }
         return nil
     }
 
+    /// An index set.
     public var indexSetValue: ArchiveIndexSet? {
         if case .indexSet(let value) = self { return value }
         return nil
     }
 
+    /// An index path.
     public var indexPathValue: IndexPath? {
         if case .indexPath(let value) = self { return value }
         return nil
     }
 
+    /// The reference to an object of a class that is not Foundation's.
     public var objectReference: ArchiveObjectReference? {
         if case .object(let value) = self { return value }
         return nil
