@@ -3,11 +3,11 @@ import PropertyList
 @testable import KeyedArchive
 
 /// `keyedarchive json`'s rendering of an archive (``ArchiveJSONRenderer``, the generic view, which
-/// knows no Foundation class), read back with Foundation's `JSONDecoder` and interpreted here by
+/// knows no Foundation class), read back with Foundation's `JSONSerialization` and interpreted here by
 /// the shapes Foundation writes, independently of the typed mappings: the reference an
 /// ``ArchiveValue`` decode is compared with.
 enum ArchiveJSONReference {
-    indirect enum JSON: Decodable {
+    indirect enum JSON {
         case null
         case bool(Bool)
         case int(Int64)
@@ -17,16 +17,26 @@ enum ArchiveJSONReference {
         case array([JSON])
         case object([String: JSON])
 
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() { self = .null; return }
-            if let flag = try? container.decode(Bool.self) { self = .bool(flag); return }
-            if let integer = try? container.decode(Int64.self) { self = .int(integer); return }
-            if let integer = try? container.decode(UInt64.self) { self = .uint(integer); return }
-            if let real = try? container.decode(Double.self) { self = .double(real); return }
-            if let string = try? container.decode(String.self) { self = .string(string); return }
-            if let array = try? container.decode([JSON].self) { self = .array(array); return }
-            self = .object(try container.decode([String: JSON].self))
+        /// What `JSONSerialization` made of a JSON value (it keeps booleans apart from integers:
+        /// they are `NSNumber`s of type `c`).
+        init(_ object: Any) throws {
+            switch object {
+            case is NSNull: self = .null
+            case let string as String: self = .string(string)
+            case let array as [Any]: self = .array(try array.map(JSON.init))
+            case let members as [String: Any]: self = .object(try members.mapValues(JSON.init))
+            case let decimal as NSDecimalNumber:
+                let text = decimal.stringValue
+                if let integer = Int64(text) { self = .int(integer) } else if let integer = UInt64(text) { self = .uint(integer) } else { self = .double(decimal.doubleValue) }
+            case let number as NSNumber:
+                switch String(cString: number.objCType) {
+                case "c": self = .bool(number.boolValue)
+                case "d", "f": self = .double(number.doubleValue)
+                case "Q": self = .uint(number.uint64Value)
+                default: self = .int(number.int64Value)
+                }
+            default: throw ReferenceError.unreadable("\(type(of: object))")
+            }
         }
 
         subscript(key: String) -> JSON? {
@@ -51,6 +61,7 @@ enum ArchiveJSONReference {
             case .string("nan")?: return .nan
             case .string("inf")?: return .infinity
             case .string("-inf")?: return -.infinity
+            case .string(let text)?: return Double(text)
             default: return nil
             }
         }
@@ -65,8 +76,11 @@ enum ArchiveJSONReference {
 
         init(bytes: [UInt8]) throws {
             let graph = try ArchiveGraph(bytes: bytes)
+            // Reals as strings, read by Swift's exact parser: JSONSerialization's is not exact to
+            // the last digit. (`{"$real"` cannot occur inside a string: its quotes would be escaped.)
             let text = ArchiveJSONRenderer.render(graph)
-            let json = try JSONDecoder().decode(JSON.self, from: Data(text.utf8))
+                .replacingOccurrences(of: #"\{"\$real": (-?[0-9][0-9.eE+-]*)\}"#, with: #"{"\$real": "$1"}"#, options: .regularExpression)
+            let json = try JSON(JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]))
             guard case .object(let top)? = json["$top"] else { throw ReferenceError.unreadable("no $top") }
             self.top = top
             var objects: [Int64: JSON] = [:]
