@@ -111,7 +111,7 @@ public struct KeyedArchiveDecoder {
     }
 
     /// The "expected …, found no value/$null" error for a required key.
-    private func missingValue(_ type: Any.Type, key: String) -> ArchiveError {
+    func missingValue(_ type: Any.Type, key: String) -> ArchiveError {
         guard fields[ArchiveKeys.escape(key)] == nil else {
             return error(.valueNotFound, "expected \(type), found $null", key: key)
         }

@@ -1,0 +1,471 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#elseif canImport(Foundation)
+import Foundation
+#endif
+import PropertyList
+
+/// Any value of Foundation's archived value classes, decoded without a model: what an
+/// `NSKeyedUnarchiver` hands out for `decodeObject(forKey:)` of a `userInfo`-style payload.
+///
+/// ```swift
+/// let payload = try KeyedUnarchiver.unarchive(ArchiveValue.self, from: bytes, registry: ArchiveRegistry())
+/// if let name = payload["name"]?.stringValue, let tags = payload["tags"]?.arrayValue { … }
+/// ```
+///
+/// Each case keeps what the archive distinguishes, so that encoding a decoded value writes the
+/// same classes again: a number's kind (boolean, integer with its stored width, 32- or 64-bit
+/// real), which strings, data and collections were their mutable classes (`NSMutableString`,
+/// `NSMutableArray`, …), a dictionary's entries in archive order with keys of any kind, and a
+/// URL's base. An object of a class that is not one of Foundation's is ``object(_:)``: decoding
+/// admits it only when the registry names its class, and reads nothing of it.
+///
+/// Equality is what `isEqual:` compares for collections — sets and dictionaries by content
+/// whatever their order, the mutable flags ignored (as for ``ArchiveIndexSet`` and
+/// ``ArchiveOrderedSet``) — and exact for scalars: numbers by kind and value (reals by bit
+/// pattern, as ``PropertyList/PropertyListValue`` compares them), strings by Unicode scalars.
+/// Hashing keeps a stack of its own; comparing does too, but for sets and dictionaries, whose
+/// elements are matched in any order by a call per level. Decoding bounds that nesting by
+/// ``ArchiveReadingOptions/maximumDepth``, and to 64 levels in a dictionary's keys and an ordered
+/// set's elements, which it compares as it reads them.
+public enum ArchiveValue: Sendable {
+    /// `NSNull`.
+    case null
+    /// A plain string (`NSString`), or with `mutable`, an `NSMutableString` object.
+    case string(String, mutable: Bool = false)
+    /// A plain boolean (`NSNumber` of a `BOOL`).
+    case bool(Bool)
+    /// A plain integer (`NSNumber`), its stored width kept.
+    case integer(PropertyListInteger)
+    /// A plain real (`NSNumber` of a `float` or a `double`).
+    case real(PropertyListReal)
+    /// Plain data (`NSData`), or with `mutable`, an `NSMutableData` object.
+    case data([UInt8], mutable: Bool = false)
+    /// `NSDate`.
+    case date(Date)
+    /// `NSUUID`.
+    case uuid(UUID)
+    /// `NSURL`, with its base (`URL.baseURL`) when it has one.
+    case url(URL)
+    /// `NSArray`, or with `mutable`, `NSMutableArray`.
+    case array([ArchiveValue], mutable: Bool = false)
+    /// `NSSet`, or with `mutable`, `NSMutableSet`; elements in archive order.
+    case set([ArchiveValue], mutable: Bool = false)
+    /// `NSOrderedSet` / `NSMutableOrderedSet` (``ArchiveOrderedSet/archivesAsMutable``).
+    case orderedSet(ArchiveOrderedSet<ArchiveValue>)
+    /// `NSDictionary`, or with `mutable`, `NSMutableDictionary`: entries in archive order, keys
+    /// of any kind.
+    case dictionary([Entry], mutable: Bool = false)
+    /// `NSValue` holding a point, size, rect, range or edge insets.
+    case special(ArchiveSpecialValue)
+    /// `NSIndexSet` / `NSMutableIndexSet`.
+    case indexSet(ArchiveIndexSet)
+    /// `NSIndexPath`.
+    case indexPath(IndexPath)
+    /// An object of a class that is not one of Foundation's, admitted by the registry; decode it
+    /// with ``KeyedArchiveDecoder/decode(_:reference:)`` while the decode is under way. It
+    /// cannot be encoded (an ``ArchiveError/Code/typeMismatch``): encode the model instead.
+    case object(ArchiveObjectReference)
+
+    /// One entry of a ``dictionary(_:mutable:)``.
+    public struct Entry: Hashable, Sendable {
+        /// The key, of any kind (strings in most archives, integers in some device payloads).
+        public var key: ArchiveValue
+        /// The value stored under the key.
+        public var value: ArchiveValue
+
+        /// An entry of `key` and `value`.
+        public init(key: ArchiveValue, value: ArchiveValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+}
+
+/// A reference to an object whose class is not one of Foundation's value classes, as an
+/// ``ArchiveValue`` or ``ArchiveFieldContent`` holds it: where it is and what the archive says its
+/// class is. Nothing of the object has been decoded.
+public struct ArchiveObjectReference: Hashable, Sendable, CustomStringConvertible {
+    /// The object's UID.
+    public let reference: ArchiveReference
+    /// The archived `$classname`.
+    public let className: String
+    /// The archived `$classes`, the class name first (empty when the archive has none).
+    public let classes: [String]
+
+    /// A reference to the object at `reference`, of the archived class `className` and `$classes`.
+    public init(reference: ArchiveReference, className: String, classes: [String]) {
+        self.reference = reference
+        self.className = className
+        self.classes = classes
+    }
+
+    /// `<Pilot #12>`.
+    public var description: String { "<\(className) \(reference)>" }
+}
+
+// MARK: Equality and hashing
+
+extension ArchiveValue: Hashable {
+    /// Whether two values are equal as `isEqual:` compares Foundation's collections (see the type).
+    public static func == (lhs: ArchiveValue, rhs: ArchiveValue) -> Bool {
+        var pending: [(ArchiveValue, ArchiveValue)] = [(lhs, rhs)]
+        while let (left, right) = pending.popLast() {
+            switch (left, right) {
+            case let (.array(a, _), .array(b, _)):
+                guard a.count == b.count else { return false }
+                for index in a.indices { pending.append((a[index], b[index])) }
+            case let (.orderedSet(a), .orderedSet(b)):
+                guard a.count == b.count else { return false }
+                for index in a.indices { pending.append((a[index], b[index])) }
+            case let (.set(a, _), .set(b, _)):
+                guard sameElements(a, b) else { return false }
+            case let (.dictionary(a, _), .dictionary(b, _)):
+                guard sameElements(a, b) else { return false }
+            default:
+                guard scalarsEqual(left, right) else { return false }
+            }
+        }
+        return true
+    }
+
+    /// Whether `a` and `b` hold the same elements as many times each, in any order.
+    private static func sameElements<T: Hashable>(_ a: [T], _ b: [T]) -> Bool {
+        guard a.count == b.count else { return false }
+        // The usual case, one set read twice, needs no table.
+        if a == b { return true }
+        var counts: [T: Int] = [:]
+        for element in a { counts[element, default: 0] += 1 }
+        for element in b {
+            guard let count = counts[element], count > 0 else { return false }
+            counts[element] = count - 1
+        }
+        return true
+    }
+
+    private static func scalarsEqual(_ lhs: ArchiveValue, _ rhs: ArchiveValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.string(a, _), .string(b, _)): return a.isExactlyEqual(to: b)
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.integer(a), .integer(b)): return a == b
+        case let (.real(a), .real(b)): return a == b
+        case let (.data(a, _), .data(b, _)): return a == b
+        case let (.date(a), .date(b)): return a == b
+        case let (.uuid(a), .uuid(b)): return a == b
+        case let (.url(a), .url(b)): return a == b
+        case let (.special(a), .special(b)): return a == b
+        case let (.indexSet(a), .indexSet(b)): return a == b
+        case let (.indexPath(a), .indexPath(b)): return a == b
+        case let (.object(a), .object(b)): return a == b
+        default: return false
+        }
+    }
+
+    /// Hashes what equality compares, with a stack of its own.
+    public func hash(into hasher: inout Hasher) {
+        var pending: [ArchiveValue] = [self]
+        while let value = pending.popLast() {
+            switch value {
+            case .null: hasher.combine(0 as UInt8)
+            case .string(let string, _): hasher.combine(1 as UInt8); hasher.combine(string)
+            case .bool(let flag): hasher.combine(2 as UInt8); hasher.combine(flag)
+            case .integer(let integer): hasher.combine(3 as UInt8); hasher.combine(integer)
+            case .real(let real): hasher.combine(4 as UInt8); hasher.combine(real)
+            case .data(let bytes, _): hasher.combine(5 as UInt8); hasher.combine(bytes)
+            case .date(let date): hasher.combine(6 as UInt8); hasher.combine(date)
+            case .uuid(let uuid): hasher.combine(7 as UInt8); hasher.combine(uuid)
+            case .url(let url): hasher.combine(8 as UInt8); hasher.combine(url)
+            case .array(let elements, _):
+                hasher.combine(9 as UInt8); hasher.combine(elements.count)
+                pending.append(contentsOf: elements.reversed())
+            case .orderedSet(let set):
+                hasher.combine(10 as UInt8); hasher.combine(set.count)
+                pending.append(contentsOf: set.elements.reversed())
+            case .set(let elements, _):
+                hasher.combine(11 as UInt8); hasher.combine(elements.count)
+                hasher.combine(Self.unorderedHash(elements.lazy.map(\.shallowHash)))
+            case .dictionary(let entries, _):
+                hasher.combine(12 as UInt8); hasher.combine(entries.count)
+                hasher.combine(Self.unorderedHash(entries.lazy.map { $0.key.shallowHash &* 31 &+ $0.value.shallowHash }))
+            case .special(let special): hasher.combine(13 as UInt8); hasher.combine(special)
+            case .indexSet(let set): hasher.combine(14 as UInt8); hasher.combine(set)
+            case .indexPath(let path): hasher.combine(15 as UInt8); hasher.combine(path)
+            case .object(let object): hasher.combine(16 as UInt8); hasher.combine(object)
+            }
+        }
+    }
+
+    /// A hash that does not depend on the elements' order: the wrapping sum of theirs (a sum
+    /// rather than an exclusive or, which would cancel an element held twice).
+    private static func unorderedHash(_ hashes: some Sequence<Int>) -> Int {
+        var sum = 0
+        for hash in hashes { sum = sum &+ hash }
+        return sum
+    }
+
+    /// A hash of the value's kind and, for a scalar, its value; for a collection only its size.
+    /// What a set or dictionary hashes its elements by: element hashes of their own would nest a
+    /// hash per level of sets, where this one takes none.
+    private var shallowHash: Int {
+        var hasher = Hasher()
+        switch self {
+        case .array(let elements, _): hasher.combine(9 as UInt8); hasher.combine(elements.count)
+        case .orderedSet(let set): hasher.combine(10 as UInt8); hasher.combine(set.count)
+        case .set(let elements, _): hasher.combine(11 as UInt8); hasher.combine(elements.count)
+        case .dictionary(let entries, _): hasher.combine(12 as UInt8); hasher.combine(entries.count)
+        default: hash(into: &hasher)
+        }
+        return hasher.finalize()
+    }
+}
+
+// MARK: Accessors
+
+extension ArchiveValue {
+    /// A short name of the case, for messages ("a string", "an NSURL" read as "url").
+    public var kindName: String {
+        switch self {
+        case .null: return "null"
+        case .string: return "string"
+        case .bool: return "boolean"
+        case .integer: return "integer"
+        case .real: return "real"
+        case .data: return "data"
+        case .date: return "date"
+        case .uuid: return "UUID"
+        case .url: return "URL"
+        case .array: return "array"
+        case .set: return "set"
+        case .orderedSet: return "ordered set"
+        case .dictionary: return "dictionary"
+        case .special: return "NSValue"
+        case .indexSet: return "index set"
+        case .indexPath: return "index path"
+        case .object(let object): return "object of class \(object.className.excerptForMessage(128))"
+        }
+    }
+
+    /// Whether this is `NSNull`.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// A string's text (plain or `NSMutableString`); nil for any other kind.
+    public var stringValue: String? {
+        if case .string(let value, _) = self { return value }
+        return nil
+    }
+
+    /// A boolean's value; nil for any other kind (an integer 0 or 1 included).
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    /// An integer as stored, its width kept; nil for any other kind.
+    public var integerValue: PropertyListInteger? {
+        if case .integer(let value) = self { return value }
+        return nil
+    }
+
+    /// An integer that fits `Int64`.
+    public var int64Value: Int64? { integerValue?.int64Value }
+    /// A non-negative integer that fits `UInt64`.
+    public var uint64Value: UInt64? { integerValue?.uint64Value }
+    /// An integer that fits `Int`.
+    public var intValue: Int? { integerValue?.intValue }
+
+    /// A real's value widened to `Double` (integers are not converted: ask for them explicitly,
+    /// as with ``PropertyList/PropertyListValue/doubleValue``).
+    public var doubleValue: Double? {
+        if case .real(let value) = self { return value.doubleValue }
+        return nil
+    }
+
+    /// The bytes of data (plain or `NSMutableData`).
+    public var dataValue: [UInt8]? {
+        if case .data(let value, _) = self { return value }
+        return nil
+    }
+
+    /// An `NSDate`'s date.
+    public var dateValue: Date? {
+        if case .date(let value) = self { return value }
+        return nil
+    }
+
+    /// An `NSUUID`'s UUID.
+    public var uuidValue: UUID? {
+        if case .uuid(let value) = self { return value }
+        return nil
+    }
+
+    /// An `NSURL`'s URL, with its base.
+    public var urlValue: URL? {
+        if case .url(let value) = self { return value }
+        return nil
+    }
+
+    /// An array's elements (`NSArray` or `NSMutableArray`); nil for a set or an ordered set.
+    public var arrayValue: [ArchiveValue]? {
+        if case .array(let value, _) = self { return value }
+        return nil
+    }
+
+    /// A set's elements, in archive order.
+    public var setValue: [ArchiveValue]? {
+        if case .set(let value, _) = self { return value }
+        return nil
+    }
+
+    /// An ordered set.
+    public var orderedSetValue: ArchiveOrderedSet<ArchiveValue>? {
+        if case .orderedSet(let value) = self { return value }
+        return nil
+    }
+
+    /// A dictionary's entries, in archive order.
+    public var dictionaryValue: [Entry]? {
+        if case .dictionary(let value, _) = self { return value }
+        return nil
+    }
+
+    /// A dictionary whose keys are all strings, as a Swift dictionary (`[String: ArchiveValue]`);
+    /// nil for anything else. A key stored twice keeps its last value, as `NSDictionary` does.
+    public var stringKeyedValue: [String: ArchiveValue]? {
+        guard case .dictionary(let entries, _) = self else { return nil }
+        var result = [String: ArchiveValue](minimumCapacity: entries.count)
+        for entry in entries {
+            guard case .string(let key, _) = entry.key else { return nil }
+            result[key] = entry.value
+        }
+        return result
+    }
+
+    /// An `NSValue`'s structure.
+    public var specialValue: ArchiveSpecialValue? {
+        if case .special(let value) = self { return value }
+        return nil
+    }
+
+    /// An index set.
+    public var indexSetValue: ArchiveIndexSet? {
+        if case .indexSet(let value) = self { return value }
+        return nil
+    }
+
+    /// An index path.
+    public var indexPathValue: IndexPath? {
+        if case .indexPath(let value) = self { return value }
+        return nil
+    }
+
+    /// The reference to an object of a class that is not Foundation's.
+    public var objectReference: ArchiveObjectReference? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
+
+    /// Whether a string, data or collection is archived as its mutable class.
+    public var isMutable: Bool {
+        switch self {
+        case .string(_, let mutable), .data(_, let mutable), .array(_, let mutable), .set(_, let mutable), .dictionary(_, let mutable): return mutable
+        case .orderedSet(let set): return set.archivesAsMutable
+        case .indexSet(let set): return set.archivesAsMutable
+        default: return false
+        }
+    }
+
+    /// The value of the last entry whose key is the string `key`; nil for a missing key or a
+    /// value that is not a dictionary.
+    public subscript(key: String) -> ArchiveValue? {
+        guard case .dictionary(let entries, _) = self else { return nil }
+        for entry in entries.reversed() {
+            if case .string(let candidate, _) = entry.key, candidate.isExactlyEqual(to: key) { return entry.value }
+        }
+        return nil
+    }
+
+    /// The element at `index` of an array or an ordered set; nil when out of range or neither.
+    public subscript(index: Int) -> ArchiveValue? {
+        switch self {
+        case .array(let elements, _): return elements.indices.contains(index) ? elements[index] : nil
+        case .orderedSet(let set): return set.indices.contains(index) ? set[index] : nil
+        default: return nil
+        }
+    }
+
+    /// An integer value.
+    public static func int(_ value: Int) -> ArchiveValue { .integer(PropertyListInteger(Int64(value))) }
+    /// A 64-bit real value.
+    public static func double(_ value: Double) -> ArchiveValue { .real(.float64(value)) }
+    /// A 32-bit real value.
+    public static func float(_ value: Float) -> ArchiveValue { .real(.float32(value)) }
+}
+
+extension ArchiveValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    /// A plain string.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// A plain integer.
+    public init(integerLiteral value: Int64) { self = .integer(PropertyListInteger(value)) }
+    /// A plain 64-bit real.
+    public init(floatLiteral value: Double) { self = .real(.float64(value)) }
+    /// A plain boolean.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An `NSArray`.
+    public init(arrayLiteral elements: ArchiveValue...) { self = .array(elements) }
+    /// An `NSDictionary`, entries in the literal's order.
+    public init(dictionaryLiteral elements: (ArchiveValue, ArchiveValue)...) {
+        self = .dictionary(elements.map { Entry(key: $0.0, value: $0.1) })
+    }
+}
+
+extension ArchiveValue: CustomStringConvertible {
+    /// A one-line rendering for logs: `["a", 1, {"k": <Pilot #4>}]`. Nested as deep as the value.
+    public var description: String {
+        var text = ""
+        // A stack of pending pieces rather than recursion: a value can be as deep as decoding allows.
+        enum Piece { case value(ArchiveValue), text(String) }
+        var pending: [Piece] = [.value(self)]
+        func list(_ open: String, _ items: [[Piece]], _ close: String) -> [Piece] {
+            var pieces: [Piece] = [.text(open)]
+            for (position, item) in items.enumerated() {
+                if position > 0 { pieces.append(.text(", ")) }
+                pieces.append(contentsOf: item)
+            }
+            pieces.append(.text(close))
+            return pieces
+        }
+        while let piece = pending.popLast() {
+            switch piece {
+            case .text(let string): text += string
+            case .value(let value):
+                let pieces: [Piece]
+                switch value {
+                case .null: pieces = [.text("null")]
+                case .string(let string, _): pieces = [.text("\"\(string)\"")]
+                case .bool(let flag): pieces = [.text("\(flag)")]
+                case .integer(let integer): pieces = [.text("\(integer)")]
+                case .real(let real): pieces = [.text("\(real)")]
+                case .data(let bytes, _): pieces = [.text("<\(bytes.count) bytes>")]
+                case .date(let date): pieces = [.text("date(\(date.timeIntervalSinceReferenceDate))")]
+                case .uuid(let uuid): pieces = [.text(uuid.uuidString)]
+                case .url(let url): pieces = [.text("url(\(url.absoluteString))")]
+                case .array(let elements, _): pieces = list("[", elements.map { [.value($0)] }, "]")
+                case .set(let elements, _): pieces = list("set[", elements.map { [.value($0)] }, "]")
+                case .orderedSet(let set): pieces = list("ordered[", set.elements.map { [.value($0)] }, "]")
+                case .dictionary(let entries, _): pieces = list("{", entries.map { [.value($0.key), .text(": "), .value($0.value)] }, "}")
+                case .special(let special): pieces = [.text("\(special)")]
+                case .indexSet(let set): pieces = [.text("indexes\(set)")]
+                case .indexPath(let path): pieces = [.text("indexPath\(Array(path))")]
+                case .object(let object): pieces = [.text(object.description)]
+                }
+                pending.append(contentsOf: pieces.reversed())
+            }
+        }
+        return text
+    }
+}
