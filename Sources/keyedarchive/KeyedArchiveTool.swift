@@ -31,7 +31,7 @@ protocol ToolCommand {
 
 enum KeyedArchiveTool {
     static var commands: [any ToolCommand.Type] { [
-        PlistCommand.self, ConvertCommand.self, DumpCommand.self, JSONCommand.self, ValidateCommand.self,
+        PlistCommand.self, ConvertCommand.self, DumpCommand.self, JSONCommand.self, ValidateCommand.self, DiffCommand.self,
     ] }
 
     static var usage: String {

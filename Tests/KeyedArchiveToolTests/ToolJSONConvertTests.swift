@@ -58,3 +58,35 @@ import Testing
         #expect(run.error == "keyedarchive convert: error: -: invalidTaggedValue at line 2, column 17: $uid must hold an integer from 0 to 4294967295, not the string \"x\"\n", "\(run.error)")
     }
 }
+
+/// `keyedarchive diff`: exit 0 equal, 1 different, 2 trouble; text and JSON output.
+@Suite struct ToolDiffTests {
+    static let fleet = ToolEndToEndTests.packageRoot.appendingPathComponent("Fixtures/fleet.plist").path
+    static let fleetXML = ToolEndToEndTests.packageRoot.appendingPathComponent("Fixtures/fleet.xml").path
+
+    @Test func exitStatusesAndOutput() throws {
+        let same = try ToolEndToEndTests.run(["diff", Self.fleet, Self.fleetXML])
+        #expect(same.status == 0, "\(same.error)")
+        #expect(same.output.isEmpty)
+        let json = try ToolEndToEndTests.run(["plist", Self.fleet])
+        let edited = String(decoding: json.output, as: UTF8.self).replacingOccurrences(of: "\"Amelia\"", with: "\"Amelie\"")
+        let converted = try ToolEndToEndTests.run(["convert", "-", "--to", "xml"], input: Data(edited.utf8))
+        let different = try ToolEndToEndTests.run(["diff", Self.fleet, "-"], input: converted.output)
+        #expect(different.status == 1)
+        #expect(String(decoding: different.output, as: UTF8.self) == "root[0].name: value changed: \"Amelia\" → \"Amelie\"\n")
+        let machine = try ToolEndToEndTests.run(["diff", "--json", Self.fleet, "-"], input: converted.output)
+        let object = try JSONSerialization.jsonObject(with: machine.output) as? [String: Any]
+        #expect(object?["equal"] as? Bool == false)
+        let first = (object?["differences"] as? [[String: Any]])?.first
+        #expect(first?["kind"] as? String == "valueChanged")
+        #expect(first?["path"] as? String == "root[0].name")
+        let layout = try ToolEndToEndTests.run(["diff", "--layout", Self.fleet, Self.fleetXML])
+        #expect(layout.status == 0)
+        #expect(String(decoding: layout.output, as: UTF8.self).hasPrefix("layout: format: A is binary, B is xml\n"))
+        let missing = try ToolEndToEndTests.run(["diff", Self.fleet, "/nonexistent"])
+        #expect(missing.status == 2)
+        #expect(missing.error.contains("no such file"))
+        let usage = try ToolEndToEndTests.run(["diff", Self.fleet])
+        #expect(usage.status == 2)
+    }
+}
