@@ -191,6 +191,22 @@ import Testing
         #expect(try Self.diff(dictionary([("a", 1), ("b", 2)]), dictionary([("b", 3), ("c", 1)]))
             == ["root.a: only in A: integer 1", "root.c: only in B: integer 1", "root.b: value changed: integer 2 → integer 3"])
 
+        // Object keys (an NSURL-like key) are matched by their whole content and named by
+        // their class and first string field.
+        func urlKeyed(_ url: String) -> PropertyListValue {
+            Self.archive([
+                Self.instance(2, [("NS.keys", .array([Self.uid(3)])), ("NS.objects", .array([Self.uid(5)]))]),
+                Self.classDictionary(["NSDictionary", "NSObject"]),
+                Self.instance(4, [("NS.base", Self.uid(0)), ("NS.relative", Self.uid(6))]),
+                Self.classDictionary(["NSURL", "NSObject"]),
+                "state",
+                .string(url),
+            ])
+        }
+        #expect(try Self.diff(urlKeyed("x-log://1"), urlKeyed("x-log://1")) == [])
+        #expect(try Self.diff(urlKeyed("x-log://1"), urlKeyed("x-log://2"))
+            == [#"root.<NSURL "x-log://1">: only in A: "state""#, #"root.<NSURL "x-log://2">: only in B: "state""#])
+
         func set(_ elements: [PropertyListValue]) -> PropertyListValue {
             var objects: [PropertyListValue] = [.string("placeholder"), Self.classDictionary(["NSSet", "NSObject"])]
             var references: [PropertyListValue] = []

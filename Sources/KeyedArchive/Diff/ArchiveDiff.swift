@@ -341,7 +341,18 @@ struct DiffSide {
         if text.hasPrefix("=") { return String(text.dropFirst()) }
         switch node(key) {
         case .leaf(let leaf): return DiffText.describe(leaf)
-        case .object(let index): return "<\(descriptor(of: index)?.name ?? "object")>"
+        case .object(let index):
+            // The first string among its fields tells most keys apart (an NSURL's NS.relative).
+            var label = descriptor(of: index)?.name ?? "object"
+            if case .fields(let entries) = shape(ofObject: index) {
+                for entry in entries.prefix(16) {
+                    if case .leaf(.string(let string)) = node(entry.value) {
+                        label += " \"\(string.excerptForMessage(48))\""
+                        break
+                    }
+                }
+            }
+            return "<\(label)>"
         case .container(let container): return "<\(container.kindName)>"
         case .null: return "<nil>"
         }
