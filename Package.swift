@@ -7,11 +7,14 @@ let package = Package(
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .executable(name: "keyedarchive", targets: ["keyedarchive"]),
+        .library(name: "KeyedArchiveTesting", targets: ["KeyedArchiveTesting"]),
     ],
     targets: [
         .target(name: "PropertyList"),
         .target(name: "KeyedArchive", dependencies: ["PropertyList"]),
         .executableTarget(name: "keyedarchive", dependencies: ["PropertyList", "KeyedArchive"]),
+        // XCTest and Swift Testing come with the toolchain; no package is needed for either.
+        .target(name: "KeyedArchiveTesting", dependencies: ["KeyedArchive", "PropertyList"]),
         .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
         .executableTarget(name: "keyedarchive-benchmark", dependencies: ["PropertyList", "KeyedArchive", "BenchmarkSupport"]),
         .executableTarget(name: "keyedarchive-fleet-benchmark", dependencies: ["PropertyList", "KeyedArchive", "BenchmarkSupport"]),
@@ -19,6 +22,7 @@ let package = Package(
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "KeyedArchiveToolTests", dependencies: ["keyedarchive"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList"]),
+        .testTarget(name: "KeyedArchiveTestingTests", dependencies: ["KeyedArchiveTesting", "KeyedArchive", "PropertyList"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,8 @@ import PropertyList
 struct ConvertCommand: ToolCommand {
     static let name = "convert"
     static let synopsis = "convert FILE --to binary|xml [-o OUT]   rewrite a property list (in Core Foundation's layout;\n" +
-        "                        a file already in it comes out byte-identical; XML loses what Docs/PropertyLists.md lists)"
+        "                        a file already in it comes out byte-identical; XML loses what Docs/PropertyLists.md lists),\n" +
+        "                        or write the one the canonical JSON of `plist` stands for (Docs/PlistJSON.md)"
 
     var path: String
     var format: PropertyListFormat
@@ -27,7 +28,14 @@ struct ConvertCommand: ToolCommand {
     }
 
     func run() throws -> Int32 {
-        let file = try readPropertyListFile(path)
+        let input = try readInput(path, acceptingJSON: true)
+        if PropertyListJSONReader.looksLikeJSON(input) { return try runFromJSON(input) }
+        let file: PropertyListFile
+        do {
+            file = try PropertyListCodec.readFile(input)
+        } catch {
+            throw InputError(message: "\(path): \(error)")
+        }
         let bytes: [UInt8]
         // Binary to XML is the one conversion that can lose values: its value tree is kept to
         // compare with what the XML reads back as.

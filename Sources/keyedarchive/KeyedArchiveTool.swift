@@ -31,7 +31,7 @@ protocol ToolCommand {
 
 enum KeyedArchiveTool {
     static var commands: [any ToolCommand.Type] { [
-        PlistCommand.self, ConvertCommand.self, DumpCommand.self, JSONCommand.self, ValidateCommand.self,
+        PlistCommand.self, ConvertCommand.self, DumpCommand.self, JSONCommand.self, ValidateCommand.self, DiffCommand.self,
     ] }
 
     static var usage: String {
@@ -106,8 +106,9 @@ let maximumInputByteCount = 1 << 30
 
 /// Reads a whole file, or standard input for "-", in chunks: an input that starts with
 /// neither a bplist00 header nor XML is refused after its first chunk, and one longer than
-/// ``maximumInputByteCount`` once it passes it.
-func readInput(_ path: String) throws(InputError) -> [UInt8] {
+/// ``maximumInputByteCount`` once it passes it. With `acceptingJSON`, an input that starts as
+/// JSON does (the canonical property-list JSON `convert` reads) is read whole too.
+func readInput(_ path: String, acceptingJSON: Bool = false) throws(InputError) -> [UInt8] {
     let handle: FileHandle
     if path == "-" {
         handle = FileHandle.standardInput
@@ -140,7 +141,7 @@ func readInput(_ path: String) throws(InputError) -> [UInt8] {
         }
         let isFirst = bytes.isEmpty
         bytes.append(contentsOf: chunk)
-        if isFirst, let fault = notAPropertyList(bytes) {
+        if isFirst, !(acceptingJSON && PropertyListJSONReader.looksLikeJSON(bytes)), let fault = notAPropertyList(bytes) {
             throw InputError(message: "\(path): \(fault)")
         }
     }

@@ -106,7 +106,11 @@ final class ArchiveDecodingSession {
     private let admitsPlainStrings: Bool
     private let admitsPlainIntegers: Bool
 
+    /// Set when ``ArchiveReadingOptions/reportsUnreadFields`` asks for it.
+    let unreadFields: UnreadFieldTracker?
+
     init(store: ArchiveObjectStore, registry: ArchiveRegistry, options: ArchiveReadingOptions) {
+        unreadFields = options.reportsUnreadFields ? UnreadFieldTracker() : nil
         self.store = store
         self.registry = registry
         self.options = options
@@ -464,6 +468,7 @@ final class ArchiveDecodingSession {
         state.pointee.objectStates[uid] = .inProgress
         state.pointee.depth += 1
         let decoder = KeyedArchiveDecoder(session: self, uid: uid, fields: instance.fields, classChain: descriptor.classes)
+        unreadFields?.begin(uid: uid, path: keyPath, classChain: descriptor.classes, storedKeys: instance.fields.storedKeys)
         let value: ArchiveMadeModel
         do {
             value = try make(decoder)

@@ -46,7 +46,8 @@ public struct KeyedArchiveDecoder {
     /// The stored property-list value under a key exactly as the file spells it (`$class`,
     /// `$0`, escaped `$$name`): the generic view from inside a model.
     public func rawValue(forStoredKey storedKey: String) -> PropertyListValue? {
-        fields[storedKey]
+        noteRead(storedKey: storedKey)
+        return fields[storedKey]
     }
 
     private func uidValue(_ uid: Int?) -> PropertyListUID? {
@@ -61,6 +62,7 @@ public struct KeyedArchiveDecoder {
     /// (take the general path) for a tree, or for an escaped key.
     @inline(__always)
     private func content(forKey key: String) -> BinaryArchiveTable.FieldContent {
+        noteRead(key)
         guard let table = session.binaryTable, let dictionary = fields.binaryDictionary,
               key.utf8.first != UInt8(ascii: "$") else { return .other }
         return table.fieldContent(key, inDictionary: dictionary)
@@ -71,6 +73,7 @@ public struct KeyedArchiveDecoder {
     /// The scalar under `key`, following a reference to a plain number object; nil when absent
     /// or `$null`.
     private func scalar(forKey key: String) throws(ArchiveError) -> PropertyListValue? {
+        noteRead(key)
         guard let value = fields[ArchiveKeys.escape(key)] else { return nil }
         guard case .uid(let reference) = value else { return value }
         let target = try session.index(reference)
@@ -182,6 +185,7 @@ public struct KeyedArchiveDecoder {
 
     /// Bytes stored inline (`encodeBytes:length:forKey:`), or a reference to a data object.
     public func decodeBytesIfPresent(forKey key: String) throws(ArchiveError) -> [UInt8]? {
+        noteRead(key)
         guard let value = fields[ArchiveKeys.escape(key)] else { return nil }
         switch value {
         case .data(let bytes): return bytes
@@ -358,6 +362,7 @@ public struct KeyedArchiveDecoder {
     /// The value stored without a key at position `index` (`$0`, `$1`, …).
     public func decodeUnkeyed<T: ArchiveObjectDecodable>(_ type: T.Type, at index: Int) throws(ArchiveError) -> T {
         let storedKey = "$\(index)"
+        noteRead(storedKey: storedKey)
         guard let value = fields[storedKey] else {
             throw error(.valueNotFound, "no unkeyed value \(storedKey)", key: storedKey)
         }

@@ -48,6 +48,11 @@ public struct ArchiveReadingOptions: Hashable, Sendable {
     /// The generic view (``ArchiveGraph``, `dump`, `json`) shows every entry either way.
     public var duplicateDictionaryKeys: DuplicateDictionaryKeys = .refuse
 
+    /// Whether typed decoding records every field present in a decoded object that its
+    /// `init(from:)` never read, for ``KeyedUnarchiver/unreadFields`` (with key path and class).
+    /// Default false; when off it costs one nil check per field read (Docs/Performance.md).
+    public var reportsUnreadFields = false
+
     public init() {}
 
     public static let `default` = ArchiveReadingOptions()

@@ -1,0 +1,293 @@
+import Foundation
+import PropertyList
+import Testing
+@testable import KeyedArchive
+
+/// `ArchiveDiff` on hand-made archives — property lists built here object by object, so what
+/// differs is known by construction, not taken from our writer — on Foundation's
+/// `NSKeyedArchiver` output, and on Apple's fixtures against our faithful rewrites.
+@Suite struct ArchiveDiffTests {
+    // MARK: Building archives by hand
+
+    static func uid(_ value: Int) -> PropertyListValue { .uid(PropertyListUID(UInt64(value))) }
+
+    static func classDictionary(_ chain: [String]) -> PropertyListValue {
+        .dictionary(PropertyListDictionary(entries: [
+            .init(key: "$classname", value: .string(chain[0])),
+            .init(key: "$classes", value: .array(chain.map { .string($0) })),
+        ]))
+    }
+
+    static func instance(_ classUID: Int, _ fields: [(String, PropertyListValue)]) -> PropertyListValue {
+        .dictionary(PropertyListDictionary(entries: fields.map { .init(key: $0.0, value: $0.1) } + [.init(key: "$class", value: uid(classUID))]))
+    }
+
+    static func archive(_ objects: [PropertyListValue], top: [(String, PropertyListValue)] = [("root", uid(1))]) -> PropertyListValue {
+        .dictionary(PropertyListDictionary(entries: [
+            .init(key: "$version", value: 100_000),
+            .init(key: "$archiver", value: "NSKeyedArchiver"),
+            .init(key: "$top", value: .dictionary(PropertyListDictionary(entries: top.map { .init(key: $0.0, value: $0.1) }))),
+            .init(key: "$objects", value: .array(["$null"] + objects)),
+        ]))
+    }
+
+    static func graph(_ plist: PropertyListValue) throws -> ArchiveGraph { try ArchiveGraph(propertyList: plist) }
+
+    static func diff(_ a: PropertyListValue, _ b: PropertyListValue, valuesOnly: Bool = false) throws -> [String] {
+        var options = ArchiveDiff.Options()
+        options.valuesOnly = valuesOnly
+        return ArchiveDiff(try graph(a), try graph(b), options: options).differences.map(\.description)
+    }
+
+    /// A pilot (#1) with an array (#3) of two airplanes (#4, #7); object numbers as listed.
+    static func fleet(registration: String = "N2", hours: PropertyListValue = 120, extraField: Bool = false,
+                      gliderChain: [String] = ["Glider", "Airplane", "NSObject"]) -> PropertyListValue {
+        archive([
+            /* 1 */ instance(2, [("name", uid(8)), ("airplanes", uid(3))]),
+            /* 2 */ classDictionary(["Pilot", "NSObject"]),
+            /* 3 */ instance(9, [("NS.objects", .array([uid(4), uid(7)]))]),
+            /* 4 */ instance(5, [("registrationNumber", uid(6)), ("airframeHours", 40)]),
+            /* 5 */ classDictionary(["PoweredAirplane", "Airplane", "NSObject"]),
+            /* 6 */ "N1",
+            /* 7 */ instance(10, [("registrationNumber", uid(11)), ("airframeHours", hours)] + (extraField ? [("wingspan", .double(15))] : [])),
+            /* 8 */ "Amelia",
+            /* 9 */ classDictionary(["NSArray", "NSObject"]),
+            /* 10 */ classDictionary(gliderChain),
+            /* 11 */ .string(registration),
+        ])
+    }
+
+    // MARK: Equal copies
+
+    @Test func renumberedCopyIsEqual() throws {
+        // The same graph with every object at another UID and fields in another order.
+        let renumbered = Self.archive([
+            /* 1 */ "N2",
+            /* 2 */ Self.classDictionary(["Glider", "Airplane", "NSObject"]),
+            /* 3 */ Self.instance(2, [("airframeHours", 120), ("registrationNumber", Self.uid(1))]),
+            /* 4 */ Self.instance(5, [("NS.objects", .array([Self.uid(6), Self.uid(3)]))]),
+            /* 5 */ Self.classDictionary(["NSArray", "NSObject"]),
+            /* 6 */ Self.instance(7, [("airframeHours", 40), ("registrationNumber", Self.uid(8))]),
+            /* 7 */ Self.classDictionary(["PoweredAirplane", "Airplane", "NSObject"]),
+            /* 8 */ "N1",
+            /* 9 */ Self.instance(10, [("airplanes", Self.uid(4)), ("name", Self.uid(11))]),
+            /* 10 */ Self.classDictionary(["Pilot", "NSObject"]),
+            /* 11 */ "Amelia",
+        ], top: [("root", Self.uid(9))])
+        #expect(try Self.diff(Self.fleet(), renumbered) == [])
+        let layout = try ArchiveLayoutExplanation.explain(PropertyListCodec.encode(Self.fleet(), format: .binary), PropertyListCodec.encode(renumbered, format: .binary))
+        #expect(layout.contains { $0.hasPrefix("object order: 4 of 4 matched objects have another UID, first root (A #1, B #9)") }, "\(layout)")
+        #expect(layout.contains { $0.hasPrefix("dictionary key order: ") }, "\(layout)")
+    }
+
+    @Test func xmlCopyIsEqualAndLayoutSaysWhy() throws {
+        let binary = try PropertyListCodec.encode(Self.fleet(), format: .binary)
+        let xml = try PropertyListCodec.encode(Self.fleet(), format: .xml)
+        #expect(ArchiveDiff(try ArchiveGraph(bytes: binary), try ArchiveGraph(bytes: xml)).isEqual)
+        let layout = try ArchiveLayoutExplanation.explain(binary, xml)
+        #expect(layout.first == "format: A is binary, B is xml")
+        #expect(try ArchiveLayoutExplanation.explain(binary, binary) == ["the files are byte-identical"])
+    }
+
+    /// Foundation's own archiver, binary against XML, and a graph it shares against one it does not.
+    @Test func foundationArchivesCompare() throws {
+        let shared = NSMutableArray(array: ["x", 1])
+        let root: NSDictionary = ["first": shared, "second": shared, "n": NSNumber(value: 2.5), "set": NSSet(array: ["a", "b", "c"])]
+        func archived(_ object: Any, format: PropertyListSerialization.PropertyListFormat) throws -> [UInt8] {
+            let archiver = NSKeyedArchiver(requiringSecureCoding: false)
+            archiver.outputFormat = format
+            archiver.encode(object, forKey: "root")
+            archiver.finishEncoding()
+            return [UInt8](archiver.encodedData)
+        }
+        let binary = try ArchiveGraph(bytes: archived(root, format: .binary))
+        let xml = try ArchiveGraph(bytes: archived(root, format: .xml))
+        #expect(ArchiveDiff(binary, xml).differences.map(\.description) == [])
+        // Foundation on Linux shares equal objects, so an unshared copy is made by hand below
+        // (sharedObjectUnshared); a changed number inside the graph is named by its key.
+        let changed: NSDictionary = ["first": shared, "second": shared, "n": NSNumber(value: 3.5), "set": NSSet(array: ["c", "b", "a"])]
+        let other = try ArchiveGraph(bytes: archived(changed, format: .binary))
+        #expect(ArchiveDiff(binary, other).differences.map(\.description) == ["root.n: value changed: real 2.5 → real 3.5"])
+    }
+
+    // MARK: Each kind of difference
+
+    @Test func changedValuesAndTypesNameTheirPath() throws {
+        #expect(try Self.diff(Self.fleet(), Self.fleet(registration: "N3")) == [#"root.airplanes[1].registrationNumber: value changed: "N2" → "N3""#])
+        #expect(try Self.diff(Self.fleet(), Self.fleet(hours: 121)) == ["root.airplanes[1].airframeHours: value changed: integer 120 → integer 121"])
+        #expect(try Self.diff(Self.fleet(), Self.fleet(hours: .double(120))) == ["root.airplanes[1].airframeHours: type changed: integer 120 → real 120.0"])
+        #expect(try Self.diff(Self.fleet(hours: .double(0.5)), Self.fleet(hours: .float(0.5))) == ["root.airplanes[1].airframeHours: type changed: real 0.5 → 32-bit real 0.5"])
+        #expect(try Self.diff(Self.fleet(hours: "x"), Self.fleet(hours: .data([0x78]))) == [#"root.airplanes[1].airframeHours: type changed: "x" → data of 1 bytes <78>"#])
+        #expect(try Self.diff(Self.fleet(hours: .integer(PropertyListInteger(high: 0, low: 7, isStoredAs128Bit: false))),
+                              Self.fleet(hours: .integer(PropertyListInteger(high: 0, low: 7, isStoredAs128Bit: true))))
+            == ["root.airplanes[1].airframeHours: type changed: integer 7 → 16-byte integer 7"])
+    }
+
+    @Test func fieldsOnlyOnOneSide() throws {
+        #expect(try Self.diff(Self.fleet(extraField: true), Self.fleet()) == ["root.airplanes[1].wingspan: only in A: real 15.0"])
+        #expect(try Self.diff(Self.fleet(), Self.fleet(extraField: true)) == ["root.airplanes[1].wingspan: only in B: real 15.0"])
+    }
+
+    @Test func classesAndChains() throws {
+        #expect(try Self.diff(Self.fleet(), Self.fleet(gliderChain: ["Sailplane", "Airplane", "NSObject"])) == ["root.airplanes[1]: class changed: Glider → Sailplane"])
+        let chain = try Self.diff(Self.fleet(), Self.fleet(gliderChain: ["Glider", "NSObject"]))
+        #expect(chain == ["root.airplanes[1]: class chain changed: Glider < Airplane < NSObject → Glider < NSObject"])
+        #expect(try Self.diff(Self.fleet(), Self.fleet(gliderChain: ["Glider", "NSObject"]), valuesOnly: true) == [])
+    }
+
+    @Test func collectionsOfAnotherLength() throws {
+        let one = Self.archive([Self.instance(2, [("NS.objects", .array([Self.uid(3)]))]), Self.classDictionary(["NSArray", "NSObject"]), "a"])
+        let two = Self.archive([Self.instance(2, [("NS.objects", .array([Self.uid(3), Self.uid(4)]))]), Self.classDictionary(["NSArray", "NSObject"]), "a", "b"])
+        #expect(try Self.diff(one, two) == ["root: count changed: 1 elements → 2 elements"])
+    }
+
+    /// Two fields naming one object in A, two equal objects in B: the sharing is the only difference.
+    @Test func sharedObjectUnshared() throws {
+        let shared = Self.archive([
+            Self.instance(2, [("home", Self.uid(3)), ("work", Self.uid(3))]),
+            Self.classDictionary(["Person", "NSObject"]),
+            Self.instance(4, [("city", "Paris")]),
+            Self.classDictionary(["Address", "NSObject"]),
+        ])
+        let unshared = Self.archive([
+            Self.instance(2, [("home", Self.uid(3)), ("work", Self.uid(5))]),
+            Self.classDictionary(["Person", "NSObject"]),
+            Self.instance(4, [("city", "Paris")]),
+            Self.classDictionary(["Address", "NSObject"]),
+            Self.instance(4, [("city", "Paris")]),
+        ])
+        #expect(try Self.diff(shared, unshared) == ["root.work: sharing changed: in A the same object as root.home; in B another object"])
+        #expect(try Self.diff(unshared, shared) == ["root.work: sharing changed: in A another object; in B the same object as root.home"])
+        #expect(try Self.diff(shared, unshared, valuesOnly: true) == [])
+    }
+
+    /// A two-object cycle, renumbered: equal, and the walk ends. With a value changed inside
+    /// the cycle, that value is the one difference.
+    @Test func cyclesAreFollowedOnce() throws {
+        func ring(_ label: PropertyListValue, swap: Bool) -> PropertyListValue {
+            let first = Self.instance(3, [("next", Self.uid(swap ? 1 : 2)), ("label", "one")])
+            let second = Self.instance(3, [("next", Self.uid(swap ? 2 : 1)), ("label", label)])
+            // Renumbered: with `swap`, the root is #2 and its successor #1.
+            return Self.archive(swap ? [second, first, Self.classDictionary(["Node", "NSObject"])] : [first, second, Self.classDictionary(["Node", "NSObject"])],
+                                top: [("root", Self.uid(swap ? 2 : 1))])
+        }
+        #expect(try Self.diff(ring("two", swap: false), ring("two", swap: true)) == [])
+        #expect(try Self.diff(ring("two", swap: false), ring("deux", swap: true)) == [#"root.next.label: value changed: "two" → "deux""#])
+    }
+
+    @Test func dictionariesByKeySetsAsSets() throws {
+        func dictionary(_ pairs: [(String, PropertyListValue)]) -> PropertyListValue {
+            // Keys #3…, values inline after them.
+            var objects: [PropertyListValue] = [.string("placeholder"), Self.classDictionary(["NSDictionary", "NSObject"])]
+            var keys: [PropertyListValue] = [], values: [PropertyListValue] = []
+            for (key, value) in pairs {
+                objects.append(.string(key)); keys.append(Self.uid(objects.count))
+                objects.append(value); values.append(Self.uid(objects.count))
+            }
+            objects[0] = Self.instance(2, [("NS.keys", .array(keys)), ("NS.objects", .array(values))])
+            return Self.archive(objects)
+        }
+        #expect(try Self.diff(dictionary([("a", 1), ("b", 2)]), dictionary([("b", 2), ("a", 1)])) == [])
+        #expect(try Self.diff(dictionary([("a", 1), ("b", 2)]), dictionary([("b", 3), ("c", 1)]))
+            == ["root.a: only in A: integer 1", "root.c: only in B: integer 1", "root.b: value changed: integer 2 → integer 3"])
+
+        // Object keys (an NSURL-like key) are matched by their whole content and named by
+        // their class and first string field.
+        func urlKeyed(_ url: String) -> PropertyListValue {
+            Self.archive([
+                Self.instance(2, [("NS.keys", .array([Self.uid(3)])), ("NS.objects", .array([Self.uid(5)]))]),
+                Self.classDictionary(["NSDictionary", "NSObject"]),
+                Self.instance(4, [("NS.base", Self.uid(0)), ("NS.relative", Self.uid(6))]),
+                Self.classDictionary(["NSURL", "NSObject"]),
+                "state",
+                .string(url),
+            ])
+        }
+        #expect(try Self.diff(urlKeyed("x-log://1"), urlKeyed("x-log://1")) == [])
+        #expect(try Self.diff(urlKeyed("x-log://1"), urlKeyed("x-log://2"))
+            == [#"root.<NSURL "x-log://1">: only in A: "state""#, #"root.<NSURL "x-log://2">: only in B: "state""#])
+
+        func set(_ elements: [PropertyListValue]) -> PropertyListValue {
+            var objects: [PropertyListValue] = [.string("placeholder"), Self.classDictionary(["NSSet", "NSObject"])]
+            var references: [PropertyListValue] = []
+            for element in elements {
+                objects.append(element)
+                references.append(Self.uid(objects.count))
+            }
+            objects[0] = Self.instance(2, [("NS.objects", .array(references))])
+            return Self.archive(objects)
+        }
+        #expect(try Self.diff(set(["a", "b", 3]), set([3, "b", "a"])) == [])
+        #expect(try Self.diff(set(["a", "b"]), set(["b", "c"])) == [#"root[0]: only in A: set element "a""#, #"root[1]: only in B: set element "c""#])
+    }
+
+    @Test func plainPropertyListsCompareByPath() {
+        let a: PropertyListValue = ["name": "x", "sizes": [1, 2], "tags": ["k": true]]
+        let b: PropertyListValue = ["sizes": [1, 2, 3], "name": "y", "extra": 1, "tags": ["k": true]]
+        #expect(ArchiveDiff(propertyList: a, b).differences.map(\.description) == [
+            "root.extra: only in B: integer 1",
+            #"root.name: value changed: "x" → "y""#,
+            "root.sizes: count changed: 2 elements → 3 elements",
+        ])
+        #expect(ArchiveDiff(propertyList: a, a).isEqual)
+    }
+
+    @Test func differencesAreCapped() throws {
+        let a: PropertyListValue = .array((0..<10).map { .int($0) })
+        let b: PropertyListValue = .array((0..<10).map { .int($0 + 1) })
+        var options = ArchiveDiff.Options()
+        options.maximumDifferences = 3
+        let diff = ArchiveDiff(propertyList: a, b, options: options)
+        #expect(diff.differences.count == 3)
+        #expect(diff.omittedCount == 7)
+        #expect(!diff.isEqual)
+        #expect(diff.description.hasSuffix("… and 7 more differences"))
+    }
+
+    /// A linked list 20,000 objects long: compared without recursion.
+    @Test func longChainsNeedNoStack() throws {
+        func chain(last: PropertyListValue) -> PropertyListValue {
+            let count = 20_000
+            var objects: [PropertyListValue] = [Self.classDictionary(["Node", "NSObject"])]
+            for index in 0..<count {
+                let next: PropertyListValue = index + 1 < count ? Self.uid(index + 3) : last
+                objects.append(Self.instance(1, [("next", next)]))
+            }
+            return Self.archive(objects, top: [("root", Self.uid(2))])
+        }
+        #expect(try Self.diff(chain(last: 1), chain(last: 1)) == [])
+        let lines = try Self.diff(chain(last: 1), chain(last: 2))
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasSuffix(".next.next: value changed: integer 1 → integer 2") == true, "\(lines)")
+    }
+
+    /// Every Apple archive our encoder can rebuild through the public API compares equal to
+    /// its rebuild, binary and XML: the rewrite keeps the graph, whatever its bytes.
+    @Test(.enabled(if: ArchiveFixtures.isCorpusAvailable, Comment(rawValue: ArchiveFixtures.skipMessage)))
+    func appleFixturesEqualTheirFaithfulRewrites() throws {
+        var compared = 0
+        // Files up to 64 KB: the larger ones only take longer to rebuild.
+        for entry in ArchiveFixtures.entries where entry.format == "binary" {
+            let apple = try ArchiveFixtures.bytes(entry)
+            guard apple.count <= 64 << 10 else { continue }
+            guard let graph = try? ArchiveGraph(bytes: apple), let ours = try GraphRebuilder.rebuild(graph) else { continue }
+            let diff = ArchiveDiff(graph, try ArchiveGraph(bytes: ours))
+            #expect(diff.isEqual, "\(entry): \(diff.differences.prefix(3).map(\.description))")
+            compared += 1
+        }
+        #expect(compared > 40)
+        // And one rewrite with a value changed is caught with its path.
+        let apple = try ArchiveFixtures.bytes("bpylist2/complex_archive.plist")
+        var plist = try PropertyListCodec.decode(apple)
+        guard case .dictionary(var root) = plist, case .array(var objects)? = root["$objects"],
+              let index = objects.firstIndex(where: { $0.stringValue != nil && $0.stringValue != "$null" }) else {
+            Issue.record("complex_archive.plist has no string object")
+            return
+        }
+        objects[index] = "changed"
+        root["$objects"] = .array(objects)
+        plist = .dictionary(root)
+        let lines = ArchiveDiff(try ArchiveGraph(bytes: apple), try ArchiveGraph(propertyList: plist)).differences.map(\.description)
+        #expect(lines.count == 1 && lines[0].contains(#"value changed: ""#) && lines[0].hasSuffix(#"→ "changed""#), "\(lines)")
+    }
+}
