@@ -193,6 +193,7 @@ if arguments.count == 3, arguments[1] == "--diff", let objects = Int(arguments[2
             found = diff.differences.count
         }
         print("diff \(name): \(a.count) and \(b.count) bytes, \(found) difference(s), best of 5: \(String(format: "%.1f", bestCPU * 1000)) ms CPU")
+        if let first = try? ArchiveDiff(ArchiveGraph(bytes: a), ArchiveGraph(bytes: b)).differences.first { print("  \(first)") }
     }
     exit(0)
 }

@@ -57,6 +57,30 @@ import Testing
         ])
     }
 
+    // MARK: Naming
+
+    /// An object reachable along several paths is named by its shortest: three pilots in an
+    /// array, each also reachable from the one before through `next` (as a fleet's airplanes
+    /// reach their owners), the last one renamed.
+    @Test func differencesAreNamedByTheShortestPath() throws {
+        func pilots(lastName: String) -> PropertyListValue {
+            Self.archive([
+                /* 1 */ Self.instance(2, [("NS.objects", .array([Self.uid(3), Self.uid(5), Self.uid(7)]))]),
+                /* 2 */ Self.classDictionary(["NSArray", "NSObject"]),
+                /* 3 */ Self.instance(9, [("name", Self.uid(4)), ("next", Self.uid(5))]),
+                /* 4 */ "P0",
+                /* 5 */ Self.instance(9, [("name", Self.uid(6)), ("next", Self.uid(7))]),
+                /* 6 */ "P1",
+                /* 7 */ Self.instance(9, [("name", Self.uid(8))]),
+                /* 8 */ .string(lastName),
+                /* 9 */ Self.classDictionary(["Pilot", "NSObject"]),
+            ])
+        }
+        let found = try Self.diff(pilots(lastName: "P2"), pilots(lastName: "P2 renamed"))
+        #expect(found.count == 1)
+        #expect(found.first?.hasPrefix("root[2].name: ") == true, "\(found)")
+    }
+
     // MARK: Equal copies
 
     @Test func renumberedCopyIsEqual() throws {

@@ -9,7 +9,7 @@ import PropertyList
 /// extra and the work is linear in the archives' size. `NSDictionary` (`NS.keys` + `NS.objects`)
 /// compares by key, `NSSet` as a set, `NSArray` by index, any other object by field name.
 ///
-/// The walk uses a stack of its own (the inputs are untrusted), stops collecting after
+/// The walk uses a queue of its own, breadth first (the inputs are untrusted), stops collecting after
 /// ``Options/maximumDifferences`` (counting the rest), and compares at most
 /// ``Options/maximumObjectPairs`` object pairs.
 public struct ArchiveDiff: Sendable, CustomStringConvertible {
@@ -435,7 +435,9 @@ enum DiffText {
     }
 }
 
-/// The walk itself: a stack of pairs of positions still to compare.
+/// The walk itself: a queue of pairs of positions still to compare, taken breadth first, so
+/// that each object is met, and named in differences, by its shortest path from `$top`
+/// (`root[2499].name`, not a path through every back-reference that reaches it).
 struct DiffWalk {
     let a: DiffSide
     let b: DiffSide
@@ -457,7 +459,9 @@ struct DiffWalk {
         let checkSharing: Bool
     }
 
-    private var stack: [Work] = []
+    private var queue: [Work] = []
+    /// The next entry of `queue` to compare; the entries before it are dropped now and then.
+    private var head = 0
     private var visitedPairs: Set<Int> = []
     /// The B object each A object was first matched with, and where (-1: not yet).
     private var partnerOfA: [Int]
@@ -487,7 +491,7 @@ struct DiffWalk {
     }
 
     mutating func push(path: Int, _ aValue: PropertyListValue, _ bValue: PropertyListValue, checkSharing: Bool = true) {
-        stack.append(Work(path: path, a: aValue, b: bValue, checkSharing: checkSharing))
+        queue.append(Work(path: path, a: aValue, b: bValue, checkSharing: checkSharing))
     }
 
     mutating func compareTop(_ topA: [ArchiveGraph.TopEntry], _ topB: [ArchiveGraph.TopEntry]) {
@@ -497,9 +501,17 @@ struct DiffWalk {
     }
 
     mutating func run() {
-        while let work = stack.popLast() {
+        while head < queue.count {
+            let work = queue[head]
+            head &+= 1
             compare(work)
             if incompleteReason != nil { return }
+            // The compared half is dropped once it is most of the queue: memory stays the
+            // width of the graph, and each entry moves at most once.
+            if head >= 4096, head &* 2 >= queue.count {
+                queue.removeFirst(head)
+                head = 0
+            }
         }
     }
 
@@ -658,7 +670,7 @@ struct DiffWalk {
             let name = unescape ? (ArchiveKeys.unescape(entry.key) ?? entry.key) : entry.key
             report(.onlyInB, at: paths.child(of: parent, .key(name)), "", DiffText.describe(b.node(entry.value), in: b))
         }
-        stack.append(contentsOf: pending.reversed())
+        queue.append(contentsOf: pending)
     }
 
     /// Dictionary entries by key: string keys by their text, object keys by fingerprint; a key
@@ -686,7 +698,7 @@ struct DiffWalk {
             let text = b.keyText(key)
             report(.onlyInB, at: paths.child(of: path, .key(b.keyName(key, text: text))), "", DiffText.describe(b.node(valuesY[position]), in: b))
         }
-        stack.append(contentsOf: pending.reversed())
+        queue.append(contentsOf: pending)
     }
 
     /// Set elements matched by fingerprint (a multiset), then compared pairwise; the rest are
@@ -714,6 +726,6 @@ struct DiffWalk {
         for (position, element) in y.enumerated() where !matchedY[position] {
             report(.onlyInB, at: paths.child(of: path, .index(position)), "", "set element " + DiffText.describe(b.node(element), in: b))
         }
-        stack.append(contentsOf: pending.reversed())
+        queue.append(contentsOf: pending)
     }
 }
