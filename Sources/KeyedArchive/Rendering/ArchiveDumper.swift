@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#elseif canImport(Foundation)
+import Foundation
+#endif
 import PropertyList
 
 /// `keyedarchive dump`: an indented, readable tree of an archive's object graph.
@@ -38,6 +43,17 @@ public enum ArchiveDumper {
     ///   text made until then.
     public static func dump(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
         try StreamedRendering.run(bytes, options: options, output: output) { (graph, budget, sink: inout DumpSink) in render(graph, nodeBudget: budget, into: &sink) }
+    }
+
+    /// The tree of an archive held in `data`, read in place (see ``dump(_:options:)-([UInt8],_)``).
+    public static func dump(_ data: Data, options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
+        try dump(try ArchiveGraph(data: data, options: options), budget: options.maximumExpansionCount)
+    }
+
+    /// The tree of an archive held in `data`, handed to `output` in chunks as it is made (see
+    /// ``dump(_:options:output:)-([UInt8],_,_)``).
+    public static func dump(_ data: Data, options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
+        try StreamedRendering.run(try ArchiveGraph(data: data, options: options), options: options, output: output) { (graph, budget, sink: inout DumpSink) in render(graph, nodeBudget: budget, into: &sink) }
     }
 
     private static func dump(_ graph: ArchiveGraph, nodeBudget: Int) -> String? {

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#elseif canImport(Foundation)
+import Foundation
+#endif
 import PropertyList
 
 /// `keyedarchive json`: an archive's object graph as JSON, linear in the archive's size.
@@ -45,6 +50,17 @@ public enum ArchiveJSONRenderer {
     ///   text made until then.
     public static func render(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
         try StreamedRendering.run(bytes, options: options, output: output) { (graph, budget, sink: inout JSONSink) in render(graph, nodeBudget: budget, into: &sink) }
+    }
+
+    /// JSON for an archive held in `data`, read in place (see ``render(_:options:)-([UInt8],_)``).
+    public static func render(_ data: Data, options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
+        try render(try ArchiveGraph(data: data, options: options), budget: options.maximumExpansionCount)
+    }
+
+    /// JSON for an archive held in `data`, handed to `output` in chunks as it is made (see
+    /// ``render(_:options:output:)-([UInt8],_,_)``).
+    public static func render(_ data: Data, options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
+        try StreamedRendering.run(try ArchiveGraph(data: data, options: options), options: options, output: output) { (graph, budget, sink: inout JSONSink) in render(graph, nodeBudget: budget, into: &sink) }
     }
 
     private static func render(_ graph: ArchiveGraph, nodeBudget: Int) -> String? {
