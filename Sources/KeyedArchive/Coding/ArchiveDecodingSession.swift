@@ -498,7 +498,7 @@ final class ArchiveDecodingSession {
         } catch {
             // A model may catch this and go on: the object is then failed, not still in
             // progress, and its depth is given back.
-            let failure = error as? ArchiveError
+            let failure = (error as? ArchiveError)?.located(keyPath: keyPath, uid: PropertyListUID(UInt64(uid)))
                 ?? ArchiveError(.modelError, "init(from:) of \(registry.entries[entry].typeName) threw: \(String(describing: error).escapedForMessage)", keyPath: keyPath,
                                 uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, underlyingDescription: "\(error)", underlyingError: error)
             state.pointee.depth -= 1

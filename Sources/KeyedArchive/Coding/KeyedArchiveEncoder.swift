@@ -142,7 +142,7 @@ public struct KeyedArchiveEncoder {
             return reference
         } catch let failure as ArchiveError {
             session.failed = true
-            throw failure
+            throw failure.located(keyPath: session.keyPath, uid: nil)
         } catch {
             session.failed = true
             throw ArchiveError(.modelError, "encoding \(T.self) threw: \(String(describing: error).escapedForMessage)", keyPath: session.keyPath, underlyingDescription: "\(error)", underlyingError: error)

@@ -134,9 +134,13 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         self.init(.invalidPropertyList, error.description, propertyListError: error)
     }
 
-    /// The same error with location details filled in where it had none.
+    /// The same error with location details filled in where it had none: an error a caller's
+    /// conformance made without a key path gets the one where it was thrown.
+    @usableFromInline
     func located(keyPath: ArchiveKeyPath, uid: PropertyListUID?) -> ArchiveError {
-        ArchiveError(
+        // One located already names its own place; an outer object's UID would mislead.
+        guard self.keyPath.components.isEmpty else { return self }
+        return ArchiveError(
             code, message,
             keyPath: self.keyPath.components.isEmpty ? keyPath : self.keyPath,
             uid: self.uid ?? uid,

@@ -383,7 +383,7 @@ final class ArchiveEncodingSession {
             try body(encoder)
         } catch let failure as ArchiveError {
             failed = true
-            throw failure
+            throw failure.located(keyPath: keyPath, uid: PropertyListUID(UInt64(uid)))
         } catch {
             failed = true
             throw ArchiveError(.modelError, "encode(to:) of \(chain.first?.escapedForMessage ?? "?") threw: \(String(describing: error).escapedForMessage)", keyPath: keyPath,
