@@ -287,11 +287,18 @@ extension KeyedArchiveEncoder {
     /// does: as the tree of `NSMutableDictionary`, `NSMutableArray` and plist values that
     /// `PropertyListEncoder` makes of it (``PropertyList/PropertyListValueEncoder``). An archive
     /// of it opens with `decodeDecodable(_:forKey:)` on Apple's platforms and with
-    /// ``KeyedArchiveDecoder/decodeDecodable(_:forKey:)`` here.
+    /// ``KeyedArchiveDecoder/decodeDecodable(_:forKey:)`` here. A nil optional is stored as a
+    /// reference to `$null`, for which both return nil (inside a value, nil is the string
+    /// `"$null"`, as `PropertyListEncoder` writes it).
     /// - Throws: ``ArchiveError/Code/modelError`` when the value's `encode(to:)` throws or
     ///   encodes nothing, with the `Codable` coding path after `key` in the message;
     ///   ``ArchiveError/Code/stackExhausted`` when the value nests too deep for the thread's stack.
     public func encodeEncodable<T: Encodable>(_ value: T, forKey key: String) throws(ArchiveError) {
+        // A nil optional is no object at all, as for encode(_:forKey:): Apple's
+        // decodeDecodable(_:forKey:) and ours return nil for the $null reference.
+        if Self.isNilOptional(value) {
+            return try encode(ArchivedPropertyListTree?.none, forKey: key)
+        }
         let tree: PropertyListValue
         do {
             tree = try PropertyListValueEncoder().encode(value)
