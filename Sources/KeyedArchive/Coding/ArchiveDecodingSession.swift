@@ -350,8 +350,8 @@ final class ArchiveDecodingSession {
         let classUID = instance.classUID
         if let found = foundationClass(classUID: classUID, name: descriptor.name) {
             guard found == kind else {
-                let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
-                throw ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is a Foundation \(found.rawValue), not admitted for \(requested()) (accepted: \(accepted))",
+                let admitted = registry.foundationRefusal(name: descriptor.name, kind: kind).admitted
+                throw ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is a Foundation \(found.rawValue), not admitted for \(requested()) (\(admitted))",
                                    keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes)
             }
             try checkKeysAreUnique(instance.fields, uid: uid)
@@ -362,10 +362,9 @@ final class ArchiveDecodingSession {
             try checkKeysAreUnique(instance.fields, uid: uid)
             return instance
         }
-        let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
-        throw ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is not admitted for \(requested()) (accepted: \(accepted))",
-                           keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
-                           remedy: registry.entry(named: descriptor.name) == nil ? ArchiveRegistry.remedy(admitting: descriptor.name, kind: kind) : nil)
+        let refusal = registry.foundationRefusal(name: descriptor.name, kind: kind)
+        throw ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is not admitted for \(requested()) (\(refusal.admitted))",
+                           keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, remedy: refusal.remedy)
     }
 
     /// The Foundation class of the instance at `uid`, for a value whose type the archive decides

@@ -100,13 +100,14 @@ public struct ArchiveRegistry: Sendable {
     /// decoding (renames, module-qualified names such as `MyApp.Airplane`).
     ///
     /// - Parameter superclass: a previously registered type this one is a kind of. For a class,
-    ///   its Swift superclass; for a struct, the struct it stands beside in a family (the
-    ///   family is then decoded through a protocol, see ``registerFamily(_:root:)``). Decoding
-    ///   the superclass (or the family) then admits this type too, and `$classes` lists the
-    ///   superclass's name after this type's.
+    ///   its Swift superclass — found by itself when left out: `register(Glider.self)` after
+    ///   `register(Airplane.self)` puts `Glider` under `Airplane`; for a struct, the struct it
+    ///   stands beside in a family (the family is then decoded through a protocol, see
+    ///   ``registerFamily(_:root:)``). Decoding the superclass (or the family) then admits this
+    ///   type too, and `$classes` lists the superclass's name after this type's.
     /// - Precondition: the names are not already taken, the superclass is registered, a class
-    ///   registered under a class really is its subclass, a class names its nearest registered
-    ///   Swift superclass (`superclass:` may not be left out, nor skip a registered class in
+    ///   registered under a class really is its subclass, a class given `superclass:` names its
+    ///   nearest registered Swift superclass (not one further up, past a registered class in
     ///   between), and no registered class is a subclass of this one (superclasses first). These
     ///   are programming errors in building the registry, not properties of any input.
     public mutating func register<T: KeyedArchivable>(
@@ -136,12 +137,14 @@ public struct ArchiveRegistry: Sendable {
             parent = found
         }
         if let subclass = T.self as? AnyClass {
-            // `$classes` is the registered chain: a class must name its nearest registered Swift
-            // superclass, as Apple's archiver writes the real hierarchy. Leaving it out would
-            // write `B < NSObject` for a `B: A` and keep `[A]` from admitting it.
+            // `$classes` is the registered chain: a class belongs under its nearest registered
+            // Swift superclass, as Apple's archiver writes the real hierarchy (`B < NSObject` for
+            // a `B: A` would keep `[A]` from admitting it). Left out, it is found here; named, it
+            // must be that one.
             if let nearest = nearestRegisteredSuperclass(of: subclass) {
-                precondition(superclass.map { ObjectIdentifier($0) == entries[nearest].typeID } == true,
-                             "\(typeName) is a subclass of the registered \(entries[nearest].typeName): register it with superclass: \(entries[nearest].typeName).self")
+                if superclass == nil { parent = nearest }
+                precondition(parent == nearest,
+                             "\(typeName) is a subclass of the registered \(entries[nearest].typeName): register it with superclass: \(entries[nearest].typeName).self, or leave superclass: out")
             }
             for entry in entries where entry.isClass {
                 precondition(!isSubclass(entry.type, of: subclass),
