@@ -40,7 +40,7 @@ func printRendering(of path: String, _ render: ([UInt8], (ArraySlice<UInt8>) -> 
     do {
         try render(bytes) { chunk in writeStandardOutput(chunk) }
     } catch {
-        throw InputError(message: "\(path): \(error)")
+        throw InputError(message: "\(path): \(error)\(plainPropertyListHint(error, bytes: bytes, path: path))")
     }
     return ExitStatus.success
 }
