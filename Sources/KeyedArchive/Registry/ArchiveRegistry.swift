@@ -123,6 +123,12 @@ public struct ArchiveRegistry: Sendable {
         } else {
             make = { decoder in .value(ArchiveModelBox(try T(from: decoder))) }
         }
+        register(T.self, make: make, className: className, aliases: aliases, superclass: superclass)
+    }
+
+    /// The registration of every kind of model, given how to make one.
+    mutating func register<T>(_ type: T.Type, make: @escaping @Sendable (KeyedArchiveDecoder) throws -> ArchiveMadeModel,
+                              className: String?, aliases: [String], superclass: Any.Type?) {
         if let superclass, superclass is AnyClass || T.self is AnyClass {
             precondition(isSubclass(T.self, of: superclass), "\(T.self) is registered under \(superclass), but is not a subclass of it")
         }
