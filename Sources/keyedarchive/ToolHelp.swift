@@ -72,16 +72,21 @@ extension ConvertCommand {
 extension DumpCommand {
     static var help: String {
         """
-        usage: keyedarchive dump FILE
+        usage: keyedarchive dump FILE [--raw]
 
         Prints a keyed archive's object graph as an indented tree: the classes first, then every
         object from $top down, in full where first reached and labelled #UID; a later reference to
         it, or one back into an object still being printed (a cycle), is -> #UID. Output stays
-        linear in the archive's size (Docs/KeyedArchiveFormat.md). For a plain property list use
-        plist.
+        linear in the archive's size (Docs/KeyedArchiveFormat.md). Foundation's value objects are
+        shown as their values (NSDate as an ISO-8601 date, NSUUID as its UUID, NSURL resolved,
+        NSDictionary as key: value lines, index sets, NSValue geometry, NSMeasurement with its
+        unit); one that does not read as its value is shown as stored with a note. For a plain
+        property list use plist.
 
         arguments:
           FILE          a binary or XML keyed archive, or - for standard input
+        options:
+          --raw         show every object's fields as stored, Foundation's included
 
         example:
           keyedarchive dump Fixtures/fleet.plist
@@ -93,17 +98,21 @@ extension DumpCommand {
 extension JSONCommand {
     static var help: String {
         """
-        usage: keyedarchive json FILE
+        usage: keyedarchive json FILE [--raw] [--plain-numbers]
 
         Prints a keyed archive's object graph as JSON: each object in full where first reached,
         with "$id" its UID and "$class" its class, later references as {"$ref": UID}; scalars as
-        plist prints them (Docs/KeyedArchiveFormat.md).
+        plist prints them (Docs/KeyedArchiveFormat.md). Foundation's value objects are shown as
+        values, as dump shows them ({"$uuid": "…"}, {"$url": "…"}, an NSDictionary's "$dict").
 
         arguments:
           FILE          a binary or XML keyed archive, or - for standard input
+        options:
+          --raw         show every object's fields as stored, Foundation's included
+          --plain-numbers   reals as plain JSON numbers ({"$real": 2.5} becomes 2.5) where finite
 
         example:
-          keyedarchive json Fixtures/fleet.plist | jq '."$top".root'
+          keyedarchive json Fixtures/fleet.plist --plain-numbers | jq '."$top".root'
 
         """
     }

@@ -15,8 +15,8 @@ import Testing
         #expect(Self.text(version.output).hasPrefix("keyedarchive 0."))
         let overview = Self.text(try Tool.run(["--help"]).output)
         #expect(overview.contains("COMMAND --help") && overview.contains("--version"))
-        let options = ["plist": ["FILE"], "convert": ["--to binary|xml", "-o OUT", "--force"], "dump": ["FILE", "-> #UID"],
-                       "json": ["$ref"], "validate": ["--allow", "--strict", "--primitives"]]
+        let options = ["plist": ["FILE"], "convert": ["--to binary|xml", "-o OUT", "--force"], "dump": ["FILE", "-> #UID", "--raw"],
+                       "json": ["$ref", "--raw", "--plain-numbers"], "validate": ["--allow", "--strict", "--primitives"]]
         for (command, mentions) in options {
             let help = try Tool.run([command, "--help"])
             let text = Self.text(help.output)
@@ -60,6 +60,24 @@ import Testing
         // Not a terminal: written as before.
         let piped = try Tool.run(["convert", xml, "--to", "binary"])
         #expect(piped.status == 0 && piped.output.starts(with: Data("bplist00".utf8)))
+    }
+
+    /// Foundation's values as values by default, the fields as stored with --raw; the legend
+    /// line; plain JSON numbers on request.
+    @Test func dumpAndJSONShowValuesUnlessRaw() throws {
+        let shown = Self.text(try Tool.run(["dump", Self.fleet]).output)
+        #expect(shown.split(separator: "\n").dropFirst().first?.hasPrefix("(#N: object N of $objects") == true)
+        #expect(shown.contains(" NSDictionary {") && !shown.contains("NS.keys") && shown.contains("licenseDate: date "))
+        let raw = Self.text(try Tool.run(["dump", Self.fleet, "--raw"]).output)
+        #expect(raw.contains("NS.keys") && raw.contains("NS.time"))
+        let real = try NSKeyedArchiver.archivedData(withRootObject: ["ratio": NSNumber(value: 0.1)] as NSDictionary, requiringSecureCoding: true)
+        let plain = try Tool.run(["json", "-", "--plain-numbers"], input: real)
+        let parsed = try JSONSerialization.jsonObject(with: plain.output) as? [String: Any]
+        let root = (parsed?["$top"] as? [String: Any])?["root"] as? [String: Any]
+        #expect((root?["$dict"] as? [String: Any])?["ratio"] as? Double == 0.1, "\(Self.text(plain.output))")
+        #expect(Self.text(try Tool.run(["json", "-"], input: real).output).contains("{\"$real\": 0.1}"))
+        #expect(Self.text(try Tool.run(["json", "-", "--raw"], input: real).output).contains("\"NS.keys\""))
+        #expect(try Tool.run(["dump", Self.fleet, "--plain-numbers"]).status == 2)
     }
 
     @Test func dumpOfAPlainPropertyListSuggestsPlist() throws {
