@@ -34,10 +34,14 @@ import PropertyList
 public protocol ArchiveCodableModel: Codable, ArchiveObjectCodable, SendableMetatype {}
 
 extension ArchiveCodableModel {
+    /// Adds the model as an object of its registered class, its `encode(to:)` writing the
+    /// fields (a class instance already in the archive is referenced, not written again).
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         try encoder.session.encodeCodableModel(self)
     }
 
+    /// Decodes the referenced object once the registry has admitted its class for `Self`,
+    /// through the `init(from:)` of the type registered under that class name.
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Self {
         try decoder.session.decodeModel(Self.self, reference: reference)
     }

@@ -75,7 +75,7 @@ extension KeyedUnarchiver {
         try KeyedUnarchiver(bytes: bytes, registry: registry, options: options).decodeRootDecodable(type)
     }
 
-    /// ``unarchive(decodable:from:registry:options:)-([UInt8],_,_,_)`` reading `Data` in place.
+    /// The same as `unarchive(decodable:from:registry:options:)` for `[UInt8]`, reading `Data` in place.
     public static func unarchive<T: Decodable>(
         decodable type: T.Type,
         from data: Data,

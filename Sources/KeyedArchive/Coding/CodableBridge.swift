@@ -285,7 +285,7 @@ enum PropertyListTreeArchiving {
 extension KeyedArchiveEncoder {
     /// Encodes a `Codable` value under `key` as Apple's `NSKeyedArchiver.encodeEncodable(_:forKey:)`
     /// does: as the tree of `NSMutableDictionary`, `NSMutableArray` and plist values that
-    /// `PropertyListEncoder` makes of it (``PropertyList/PropertyListValueEncoder``). An archive
+    /// `PropertyListEncoder` makes of it (`PropertyListValueEncoder` (module `PropertyList`)). An archive
     /// of it opens with `decodeDecodable(_:forKey:)` on Apple's platforms and with
     /// ``KeyedArchiveDecoder/decodeDecodable(_:forKey:)`` here. A nil optional is stored as a
     /// reference to `$null`, for which both return nil (inside a value, nil is the string
@@ -325,7 +325,7 @@ extension KeyedArchiveEncoder {
 extension KeyedArchiveDecoder {
     /// Decodes a `Codable` value stored under `key` by `encodeEncodable(_:forKey:)` (ours or
     /// Apple's): the property-list tree is read with the registry's Foundation classes and
-    /// primitive policy, then decoded by ``PropertyList/PropertyListValueDecoder``. nil when the
+    /// primitive policy, then decoded by `PropertyListValueDecoder` (module `PropertyList`). nil when the
     /// key is absent or `$null`, as Apple's `decodeDecodable(_:forKey:)`.
     /// - Throws: ``ArchiveError``: the tree's own faults as for any object; a value that does not
     ///   fit `T` as ``ArchiveError/Code/typeMismatch``, ``ArchiveError/Code/valueNotFound`` or

@@ -41,7 +41,7 @@ extension KeyedUnarchiver {
     /// ```swift
     /// let pilot = try KeyedUnarchiver.unarchive(Pilot.self, from: data, registry: registry)
     /// ```
-    /// - Throws: ``ArchiveError``, as ``decode(_:forKey:)``.
+    /// - Throws: ``ArchiveError``, as `decode(_:forKey:)`.
     public static func unarchive<T: ArchiveObjectDecodable>(
         _ type: T.Type,
         from data: Data,

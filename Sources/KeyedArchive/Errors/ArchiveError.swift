@@ -17,7 +17,7 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         public init(rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 
-        /// The bytes are not a property list (the underlying ``PropertyListError`` is attached).
+        /// The bytes are not a property list (the underlying `PropertyListError` is attached).
         public static let invalidPropertyList = Code(rawValue: "invalidPropertyList")
         /// `$archiver`, `$version`, `$top` or `$objects` is missing or of the wrong type or value.
         public static let invalidArchiveHeader = Code(rawValue: "invalidArchiveHeader")
@@ -43,7 +43,7 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         /// Objects nest (while decoding or encoding) deeper than the configured limit.
         public static let depthLimitExceeded = Code(rawValue: "depthLimitExceeded")
         /// Objects nest (while decoding or encoding) so deep that the thread's stack would run
-        /// out: the recursion stopped with ``ThreadStackLimit/headroom`` bytes still free. The
+        /// out: the recursion stopped with `ThreadStackLimit.headroom` bytes still free. The
         /// message says how deep it got and how much stack the thread has; a bigger thread stack
         /// lets the same data through (Docs/Security.md, "Thread stacks").
         public static let stackExhausted = Code(rawValue: "stackExhausted")

@@ -99,12 +99,16 @@ public struct ArchiveRegistry: Sendable {
     /// unqualified, as Objective-C classes are archived) and optional extra names accepted when
     /// decoding (renames, module-qualified names such as `MyApp.Airplane`).
     ///
-    /// - Parameter superclass: a previously registered type this one is a kind of. For a class,
-    ///   its Swift superclass — found by itself when left out: `register(Glider.self)` after
-    ///   `register(Airplane.self)` puts `Glider` under `Airplane`; for a struct, the struct it
-    ///   stands beside in a family (the family is then decoded through a protocol, see
-    ///   ``registerFamily(_:root:)``). Decoding the superclass (or the family) then admits this
-    ///   type too, and `$classes` lists the superclass's name after this type's.
+    /// - Parameters:
+    ///   - type: the model type.
+    ///   - className: the archived class name written and accepted (default: the type's name).
+    ///   - aliases: other archived class names accepted when decoding.
+    ///   - superclass: a previously registered type this one is a kind of. For a class,
+    ///     its Swift superclass — found by itself when left out: `register(Glider.self)` after
+    ///     `register(Airplane.self)` puts `Glider` under `Airplane`; for a struct, the struct it
+    ///     stands beside in a family (the family is then decoded through a protocol, see
+    ///     ``registerFamily(_:root:)``). Decoding the superclass (or the family) then admits
+    ///     this type too, and `$classes` lists the superclass's name after this type's.
     /// - Precondition: the names are not already taken, the superclass is registered, a class
     ///   registered under a class really is its subclass, a class given `superclass:` names its
     ///   nearest registered Swift superclass (not one further up, past a registered class in

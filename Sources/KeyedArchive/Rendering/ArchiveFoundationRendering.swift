@@ -23,6 +23,7 @@ public struct ArchiveRenderingOptions: Hashable, Sendable {
     /// form. Default: false.
     public var plainNumbers = false
 
+    /// Options with each switch as given (all off by default: ``raw``).
     public init(foundationValues: Bool = false, legend: Bool = false, plainNumbers: Bool = false) {
         self.foundationValues = foundationValues
         self.legend = legend
