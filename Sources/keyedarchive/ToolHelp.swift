@@ -16,6 +16,8 @@ extension KeyedArchiveTool {
         keyedarchive --version          the tool's version
         FILE is a path, or - for standard input. Exit status: 0 success, 1 faulty or refused input,
         2 a wrong command line.
+        Documentation: the KeyedArchive and PropertyList DocC catalogs (articles "Getting started",
+        "The security model", "The archive format"), and the package's README and Docs/ folder.
 
         """
 
