@@ -40,7 +40,7 @@ enum FuzzChecks {
         } catch {
             // Only nesting beyond the renderer's depth limit, and sets (which the JSON contract,
             // Docs/PlistJSON.md, does not cover), may refuse a value the reader accepted.
-            guard error.code == .depthLimitExceeded || (error.code == .unsupportedValue && FuzzXMLImage.containsSet(value)) else {
+            guard error.code == .depthLimitExceeded || error.code == .stackExhausted || (error.code == .unsupportedValue && FuzzXMLImage.containsSet(value)) else {
                 fuzzFinding("JSON render refused a readable value: \(error)")
             }
             return
@@ -57,7 +57,7 @@ enum FuzzChecks {
         do {
             written = try BinaryPropertyListWriter().write(value)
         } catch {
-            guard error.code == .depthLimitExceeded else { fuzzFinding("\(what): binary writer refused a readable value: \(error)") }
+            guard error.code == .depthLimitExceeded || error.code == .stackExhausted else { fuzzFinding("\(what): binary writer refused a readable value: \(error)") }
             return
         }
         switch Result(catching: { () throws(PropertyListError) in try BinaryPropertyListReader.readValue(written, options: FuzzOptions.reading) }) {
@@ -81,10 +81,10 @@ enum FuzzChecks {
         do {
             written = try XMLPropertyListWriter(doctype: doctype).write(value)
         } catch {
-            guard error.code == .unsupportedValue || error.code == .depthLimitExceeded else {
+            guard error.code == .unsupportedValue || error.code == .depthLimitExceeded || error.code == .stackExhausted else {
                 fuzzFinding("\(what): XML writer failed with \(error)")
             }
-            guard FuzzXMLImage.of(value) == nil || error.code == .depthLimitExceeded || FuzzXMLImage.hasInexpressibleDate(value) else {
+            guard FuzzXMLImage.of(value) == nil || error.code == .depthLimitExceeded || error.code == .stackExhausted || FuzzXMLImage.hasInexpressibleDate(value) else {
                 fuzzFinding("\(what): XML writer refused an expressible value: \(error)")
             }
             return nil

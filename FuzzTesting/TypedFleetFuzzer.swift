@@ -29,6 +29,26 @@ import Foundation
 @_cdecl("LLVMFuzzerTestOneInput")
 public func typedFleetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    // Every input is decoded on a thread of 512 KiB, the stack of Apple's secondary threads
+    // and of many thread pools: a decode that would need more must stop with
+    // `stackExhausted`, and one that overflows is a crash libFuzzer reports (issue 22).
+    onSmallStack { typedFleetFuzz(bytes) }
+    return 0
+}
+
+/// Runs `body` on a new thread with a 512 KiB stack and waits for it.
+func onSmallStack(_ body: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        body()
+        done.signal()
+    }
+    thread.stackSize = 512 << 10
+    thread.start()
+    done.wait()
+}
+
+func typedFleetFuzz(_ bytes: [UInt8]) {
     let options = FuzzArchiveOptions.reading
 
     let graph: ArchiveGraph
@@ -40,11 +60,10 @@ public func typedFleetFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: I
         case .success: fuzzFinding("KeyedUnarchiver accepted bytes ArchiveGraph refuses with \(error)")
         case .failure(let again): guard again == error, again.message == error.message else { fuzzFinding("KeyedUnarchiver and ArchiveGraph refuse differently: \(again) vs \(error)") }
         }
-        return 0
+        return
     }
 
     TypedFleet.run(bytes: bytes, graph: graph, options: options)
-    return 0
 }
 
 enum TypedFleet {
@@ -143,8 +162,10 @@ enum TypedFleet {
             switch Result(catching: { () throws(ArchiveError) in try archiver.encode(tree); return try archiver.finish(format: format) }) {
             case .success(let bytes): written = bytes
             case .failure(let error):
-                // XML has no form for an integer beyond 64 bits (finding F2): refusing it is right.
-                if format == .xml, error.propertyListError?.code == .unsupportedValue { continue }
+                // XML has no form for an integer beyond 64 bits (finding F2), nor for a value its
+                // reader would return otherwise (a leading U+FEFF, −0, a NaN payload: issue 26):
+                // refusing those is right.
+                if format == .xml, error.propertyListError?.code == .unsupportedValue || error.code == .unrepresentableValue { continue }
                 fuzzFinding("\(what): archiving the tree (\(format)) failed: \(error)")
             }
             switch Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(bytes: written, registry: registry).decode(PropertyListValue.self) }) {
@@ -185,6 +206,8 @@ enum TypedFleet {
             switch Result(catching: { () throws(ArchiveError) in try KeyedArchiver.archive(first, registry: registry, format: format, options: .default) }) {
             case .success(let bytes): written = bytes
             case .failure(let error):
+                // What XML cannot carry as it is, the XML writer refuses (issue 26).
+                if format == .xml, error.code == .unrepresentableValue { continue }
                 fuzzFinding("\(what): re-archiving (\(format)) what was decoded failed: \(error)")
             }
             let second: T
@@ -249,7 +272,7 @@ enum TypedFleet {
 
     static let typedCodes: Set<ArchiveError.Code> = [
         .classNotAllowed, .typeNotRegistered, .typeMismatch, .valueNotFound, .valueOutOfRange,
-        .cyclicReference, .depthLimitExceeded, .budgetExceeded, .duplicateKey, .invalidReference,
+        .cyclicReference, .depthLimitExceeded, .stackExhausted, .budgetExceeded, .duplicateKey, .invalidReference,
         .invalidClassReference, .invalidClassDescriptor,
     ]
 

@@ -36,7 +36,12 @@ public struct ThreadStackLimit: Sendable {
     /// or encode, not per level.
     public static func current() -> ThreadStackLimit {
         let position = currentStackPosition()
-        if let (low, size) = currentThreadStackBounds(), low < position {
+        if let (low, size) = currentThreadStackBounds() {
+            let (high, highOverflow) = low.addingReportingOverflow(UInt(size))
+            // A local outside the thread's stack means locals do not live there (AddressSanitizer's
+            // fake stack for use-after-return checks puts them on the heap): positions say nothing
+            // then, and no check can be made.
+            guard low < position, highOverflow || position <= high else { return .unlimited }
             let (floor, overflow) = low.addingReportingOverflow(UInt(headroom))
             return ThreadStackLimit(floor: overflow ? position : floor, threadStackSize: size)
         }
@@ -102,8 +107,17 @@ public struct ThreadStackLimit: Sendable {
     /// tree decoders ask past the default `maximumDepth` (512, which any thread of 256 KiB or
     /// more releases): a caller who raises the limit gets `stackExhausted` rather than a value
     /// whose release would overflow the stack.
+    @inline(__always)
     public static func canHoldValue(depth: Int) -> Bool {
-        guard depth > PropertyListReadingOptions.default.maximumDepth else { return true }
+        depth <= alwaysReleasableDepth || canReleaseDeepValue(depth: depth)
+    }
+
+    /// The default `maximumDepth` of the readers, as a literal: the check above runs for every
+    /// container a reader opens.
+    static let alwaysReleasableDepth = 512
+
+    @inline(never)
+    static func canReleaseDeepValue(depth: Int) -> Bool {
         let (reserve, overflow) = depth.multipliedReportingOverflow(by: valueReleaseBytesPerLevel)
         return !overflow && current().bytesLeft() > reserve
     }

@@ -1,8 +1,9 @@
-// Measures how much stack one nesting level costs on each recursive path (models, the Codable
-// bridge, nested collections, decoding and encoding), and how deep each path gets on threads
-// of 256 KiB, 512 KiB, 1 MiB and 8 MiB before it stops with an error. Figures for
-// Docs/Security.md: run it in release (`swift run -c release keyedarchive-stack-benchmark`) and
-// in debug (`swift run keyedarchive-stack-benchmark`).
+// Measures how much stack one nesting level costs on each recursive path (models and the
+// Codable bridge, decoding and encoding), and, with --depths, how deep each path gets on
+// threads of 256 KiB, 512 KiB, 1 MiB and 8 MiB before it stops with an error. Figures for
+// Docs/Security.md: run it in release (`swift run -c release keyedarchive-stack-benchmark
+// --depths`) and in debug (`swift run keyedarchive-stack-benchmark --depths`). --check (release
+// only, run by .ci/run) fails unless a 256-level model chain decodes on a 512 KiB thread.
 import Foundation
 import KeyedArchive
 import PropertyList
@@ -132,6 +133,7 @@ func perLevel(_ positions: [UInt]) -> Int {
 }
 
 let levels = 200
+let checkOnly = CommandLine.arguments.contains("--check")
 let nodeBytes: [UInt8] = onThread(stackSize: big) {
     let head = makeNodeChain(levels)
     defer { freeNodeChain(head) }
@@ -198,7 +200,9 @@ func outcome(_ stackSize: Int, _ body: @escaping @Sendable () throws -> Void) ->
     }
 }
 
-guard CommandLine.arguments.contains("--depths") else { exit(0) }
+guard CommandLine.arguments.contains("--depths") || checkOnly else { exit(0) }
+/// What `--check` (run by .ci/run on a release build) requires: the issue-22 target.
+var failures: [String] = []
 let deepCount = 100_000
 let deepNodeBytes: [UInt8] = onThread(stackSize: 1 << 30) {
     let head = makeNodeChain(deepCount)
@@ -206,6 +210,11 @@ let deepNodeBytes: [UInt8] = onThread(stackSize: 1 << 30) {
     return (try? KeyedArchiver.archive(head, registry: sharedRegistry, options: deepWriting)) ?? []
 }
 print("deep chain archive: \(deepNodeBytes.count) bytes")
+let chain256: [UInt8] = onThread(stackSize: big) {
+    let head = makeNodeChain(256)
+    defer { freeNodeChain(head) }
+    return (try? KeyedArchiver.archive(head, registry: sharedRegistry)) ?? []
+}
 for stackSize in [256 << 10, 512 << 10, 1 << 20, 8 << 20] {
     print("thread \(stackSize >> 10) KiB:")
     print("  model decode of \(deepCount): " + outcome(stackSize) {
@@ -223,11 +232,21 @@ for stackSize in [256 << 10, 512 << 10, 1 << 20, 8 << 20] {
         let archiver = KeyedArchiver(registry: sharedRegistry, options: deepWriting)
         try archiver.encodeEncodable(head, forKey: "root")
     })
-    print("  model decode of 256: " + outcome(stackSize) {
-        let head = makeNodeChain(256)
-        let bytes = try KeyedArchiver.archive(head, registry: sharedRegistry)
-        freeNodeChain(head)
-        let node = try KeyedUnarchiver.unarchive(Node.self, from: bytes, registry: sharedRegistry)
+    let shallow = outcome(stackSize) {
+        let node = try KeyedUnarchiver.unarchive(Node.self, from: chain256, registry: sharedRegistry)
         freeNodeChain(node)
-    })
+    }
+    print("  model decode of 256: " + shallow)
+    if stackSize >= 512 << 10, shallow != "ok" { failures.append("a 256-level model chain on a \(stackSize >> 10) KiB thread: \(shallow)") }
+}
+#if DEBUG
+if checkOnly { print("--check measures a release build (swift run -c release keyedarchive-stack-benchmark --check)"); exit(2) }
+#endif
+if checkOnly {
+    if failures.isEmpty {
+        print("check passed: a 256-level model chain decodes on a 512 KiB thread, and every deeper input stopped with an error")
+    } else {
+        print("check failed:\n" + failures.joined(separator: "\n"))
+        exit(1)
+    }
 }

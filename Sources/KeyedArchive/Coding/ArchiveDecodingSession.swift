@@ -418,14 +418,8 @@ final class ArchiveDecodingSession {
     @usableFromInline
     func decodeModelValue(_ requested: Any.Type, reference: ArchiveReference) throws(ArchiveError) -> (model: ArchiveMadeModel, uid: Int) {
         let uid = try index(reference)
-        guard uid != 0 else {
-            throw error(.valueNotFound, "expected \(requested), found $null")
-        }
-        guard let family = family(forRequested: requested) else {
-            throw ArchiveError(.typeNotRegistered, "\(requested) is not registered in the archive registry, so nothing is admitted for it",
-                               keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: store.classDescriptor(of: uid)?.classes ?? [],
-                               remedy: "registry.register(\(requested).self) before decoding it (or registerFamily for a protocol)")
-        }
+        guard uid != 0 else { throw nullModelError(requested) }
+        guard let family = family(forRequested: requested) else { throw unregisteredTypeError(requested, uid: uid) }
         // A reference to an object already decoded and already admitted for this family (a
         // shared object, a back-reference) takes what the checks below took the first time.
         if state.pointee.objectStates[uid] == .finished, let classUID = instanceClassUID(uid) {
@@ -435,57 +429,35 @@ final class ArchiveDecodingSession {
                 return (state.pointee.models[slot], uid)
             }
         }
-        guard let (instance, descriptor) = instance(uid) else {
-            throw error(.typeMismatch, "expected an object of class \(registry.entries[family.entry].className), found \(describe(uid))", uid: uid)
-        }
+        guard let (instance, descriptor) = instance(uid) else { throw notAnObjectError(family: family, uid: uid) }
         let entry: Int
         let classUID = instance.classUID
         if let registered = registeredEntry(classUID: classUID, name: descriptor.name) {
             let familyKey = Self.packed(family)
             guard (familyKey >= 0 && state.pointee.admittedFamilies[classUID] == familyKey) || registry.admits(registered, family: family) else {
-                let admitted = registry.admittedNames(family: family).joined(separator: ", ")
-                let typeName = registry.entries[registered].typeName
-                let named = descriptor.name == typeName ? descriptor.name.excerptForMessage(128) : "\(descriptor.name.excerptForMessage(128)) (\(typeName))"
-                let remedy: String
-                if registry.entries[family.entry].isClass, registry.entries[family.entry].ancestors.contains(registered) {
-                    // The object is of a superclass of the type asked for: registering anything
-                    // would be wrong; asking for the superclass is the way.
-                    remedy = "decode it as \(typeName), the superclass it is, and check for \(requested) with as?"
-                } else {
-                    remedy = "none for \(requested): \(descriptor.name.excerptForMessage(128)) is registered as \(typeName); register \(typeName) with superclass: \(registry.entries[family.entry].typeName).self only if it really is one"
-                }
-                throw ArchiveError(.classNotAllowed, "class \(named) is not a kind of \(requested); \(requested) admits \(admitted)",
-                                   keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, remedy: remedy)
+                throw notAKindError(requested, registered: registered, family: family, descriptor: descriptor, uid: uid)
             }
             state.pointee.admittedFamilies[classUID] = familyKey
             entry = registered
         } else if let fallback = registry.fallbackEntry(chain: descriptor.classes, family: family) {
             entry = fallback.entry
         } else {
-            let admitted = registry.admittedNames(family: family).joined(separator: ", ")
-            throw ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is not registered; \(requested) admits \(admitted)",
-                               keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
-                               remedy: registry.remedy(admitting: descriptor.name, family: family, requested: "\(requested)"))
+            throw unregisteredClassError(requested, family: family, descriptor: descriptor, uid: uid)
         }
         switch state.pointee.objectStates[uid] {
         case .finished:
             let slot = Int(state.pointee.modelSlots[uid])
-            guard slot >= 0 else {
-                throw error(.invalidState, "object #\(uid) (\(descriptor.name.excerptForMessage(128))) is marked decoded but has no value", uid: uid)
-            }
+            guard slot >= 0 else { throw objectStateError(.invalidState, descriptor: descriptor, uid: uid) }
             return (state.pointee.models[slot], uid)
         case .failed:
-            throw state.pointee.failures[uid] ?? error(.modelError, "object #\(uid) (\(descriptor.name.excerptForMessage(128))) failed to decode earlier", uid: uid)
+            throw objectStateError(.modelError, descriptor: descriptor, uid: uid)
         case .inProgress:
-            throw error(.cyclicReference, "object #\(uid) (\(descriptor.name.excerptForMessage(128))) was asked for while it is still being decoded; decode back-references with decode(_:forKey:for:assign:)",
-                        uid: uid, classChain: descriptor.classes)
+            throw objectStateError(.cyclicReference, descriptor: descriptor, uid: uid)
         case .untouched:
             break
         }
         let make = registry.entries[entry].make
-        guard state.pointee.depth < options.maximumDepth else {
-            throw error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth)", uid: uid)
-        }
+        guard state.pointee.depth < options.maximumDepth else { throw depthLimitError(uid: uid) }
         guard state.pointee.stackLimit.hasRoom() else { throw stackExhausted(uid: uid) }
         try checkKeysAreUnique(instance.fields, uid: uid)
         state.pointee.objectStates[uid] = .inProgress
@@ -495,15 +467,7 @@ final class ArchiveDecodingSession {
         do {
             value = try make(decoder)
         } catch {
-            // A model may catch this and go on: the object is then failed, not still in
-            // progress, and its depth is given back.
-            let failure = (error as? ArchiveError)?.located(keyPath: keyPath, uid: PropertyListUID(UInt64(uid)))
-                ?? ArchiveError(.modelError, "init(from:) of \(registry.entries[entry].typeName) threw: \(String(describing: error).escapedForMessage)", keyPath: keyPath,
-                                uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, underlyingDescription: "\(error)", underlyingError: error)
-            state.pointee.depth -= 1
-            state.pointee.objectStates[uid] = .failed
-            state.pointee.failures[uid] = failure
-            throw failure
+            throw markFailed(error, entry: entry, descriptor: descriptor, uid: uid)
         }
         state.pointee.depth -= 1
         state.pointee.objectStates[uid] = .finished
@@ -512,6 +476,92 @@ final class ArchiveDecodingSession {
             state.pointee.models.append(value)
         }
         return (value, uid)
+    }
+
+    // The errors of decodeModelValue, out of line: built in place, their messages' temporaries
+    // took half the stack a nesting level of models costs (Docs/Security.md, "Thread stacks").
+
+    @inline(never)
+    private func nullModelError(_ requested: Any.Type) -> ArchiveError {
+        error(.valueNotFound, "expected \(requested), found $null")
+    }
+
+    @inline(never)
+    private func unregisteredTypeError(_ requested: Any.Type, uid: Int) -> ArchiveError {
+        ArchiveError(.typeNotRegistered, "\(requested) is not registered in the archive registry, so nothing is admitted for it",
+                     keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: store.classDescriptor(of: uid)?.classes ?? [],
+                     remedy: "registry.register(\(requested).self) before decoding it (or registerFamily for a protocol)")
+    }
+
+    @inline(never)
+    private func notAnObjectError(family: (entry: Int, includesDescendants: Bool), uid: Int) -> ArchiveError {
+        error(.typeMismatch, "expected an object of class \(registry.entries[family.entry].className), found \(describe(uid))", uid: uid)
+    }
+
+    @inline(never)
+    private func notAKindError(_ requested: Any.Type, registered: Int, family: (entry: Int, includesDescendants: Bool),
+                               descriptor: ArchiveGraph.ClassDescriptor, uid: Int) -> ArchiveError {
+        let admitted = registry.admittedNames(family: family).joined(separator: ", ")
+        let typeName = registry.entries[registered].typeName
+        let named = descriptor.name == typeName ? descriptor.name.excerptForMessage(128) : "\(descriptor.name.excerptForMessage(128)) (\(typeName))"
+        let remedy: String
+        if registry.entries[family.entry].isClass, registry.entries[family.entry].ancestors.contains(registered) {
+            // The object is of a superclass of the type asked for: registering anything
+            // would be wrong; asking for the superclass is the way.
+            remedy = "decode it as \(typeName), the superclass it is, and check for \(requested) with as?"
+        } else {
+            remedy = "none for \(requested): \(descriptor.name.excerptForMessage(128)) is registered as \(typeName); register \(typeName) with superclass: \(registry.entries[family.entry].typeName).self only if it really is one"
+        }
+        return ArchiveError(.classNotAllowed, "class \(named) is not a kind of \(requested); \(requested) admits \(admitted)",
+                            keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, remedy: remedy)
+    }
+
+    @inline(never)
+    private func unregisteredClassError(_ requested: Any.Type, family: (entry: Int, includesDescendants: Bool), descriptor: ArchiveGraph.ClassDescriptor, uid: Int) -> ArchiveError {
+        let admitted = registry.admittedNames(family: family).joined(separator: ", ")
+        return ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is not registered; \(requested) admits \(admitted)",
+                            keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
+                            remedy: registry.remedy(admitting: descriptor.name, family: family, requested: "\(requested)"))
+    }
+
+    /// The error of a reference to an object that is not untouched: `invalidState` (finished
+    /// without a value), `modelError` (failed earlier) or `cyclicReference` (still in progress).
+    @inline(never)
+    private func objectStateError(_ code: ArchiveError.Code, descriptor: ArchiveGraph.ClassDescriptor, uid: Int) -> ArchiveError {
+        let name = descriptor.name.excerptForMessage(128)
+        switch code {
+        case .invalidState:
+            return error(.invalidState, "object #\(uid) (\(name)) is marked decoded but has no value", uid: uid)
+        case .cyclicReference:
+            return error(.cyclicReference, "object #\(uid) (\(name)) was asked for while it is still being decoded; decode back-references with decode(_:forKey:for:assign:)",
+                         uid: uid, classChain: descriptor.classes)
+        default:
+            return state.pointee.failures[uid] ?? error(.modelError, "object #\(uid) (\(name)) failed to decode earlier", uid: uid)
+        }
+    }
+
+    @inline(never)
+    private func depthLimitError(uid: Int) -> ArchiveError {
+        error(.depthLimitExceeded, "objects nest deeper than \(options.maximumDepth)", uid: uid)
+    }
+
+    /// Marks an object whose initializer threw as failed, gives its depth back, and returns the
+    /// error to throw. A model may catch it and go on: a later reference fails with it again.
+    @inline(never)
+    private func markFailed(_ thrown: any Error, entry: Int, descriptor: ArchiveGraph.ClassDescriptor, uid: Int) -> ArchiveError {
+        // An ArchiveError the model made without a place gets the object's key path and UID.
+        let failure = (thrown as? ArchiveError)?.located(keyPath: keyPath, uid: PropertyListUID(UInt64(uid)))
+            ?? modelInitializerError(thrown, entry: entry, descriptor: descriptor, uid: uid)
+        state.pointee.depth -= 1
+        state.pointee.objectStates[uid] = .failed
+        state.pointee.failures[uid] = failure
+        return failure
+    }
+
+    @inline(never)
+    private func modelInitializerError(_ error: any Error, entry: Int, descriptor: ArchiveGraph.ClassDescriptor, uid: Int) -> ArchiveError {
+        ArchiveError(.modelError, "init(from:) of \(registry.entries[entry].typeName) threw: \(String(describing: error).escapedForMessage)", keyPath: keyPath,
+                     uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, underlyingDescription: "\(error)", underlyingError: error)
     }
 
     /// Looks up how much of the current thread's stack this decode may use: once per decode,
@@ -527,7 +577,7 @@ final class ArchiveDecodingSession {
     func stackExhausted(uid: Int) -> ArchiveError {
         let limit = state.pointee.stackLimit
         let stack = limit.threadStackSize.map { "\($0 >> 10) KiB" } ?? "unknown size"
-        return error(.stackExhausted, "objects nest \(state.pointee.depth) deep, and \(max(0, limit.bytesLeft() &+ ThreadStackLimit.headroom) >> 10) KiB of this thread's stack (\(stack)) are left, \(ThreadStackLimit.headroom >> 10) KiB of them kept for the deepest frames; decode on a thread with a bigger stack (Docs/Security.md, \"Thread stacks\")", uid: uid)
+        return error(.stackExhausted, "objects nest \(state.pointee.depth) deep and only \(max(0, limit.bytesLeft() &+ ThreadStackLimit.headroom) >> 10) KiB of this thread's stack (\(stack)) are left, under the \(ThreadStackLimit.headroom >> 10) KiB kept for the frames below; decode on a thread with a bigger stack (Docs/Security.md, \"Thread stacks\")", uid: uid)
     }
 
     /// The error of a model that is not the type asked for: a registration that names the wrong

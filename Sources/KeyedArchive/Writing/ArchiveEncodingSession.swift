@@ -346,7 +346,7 @@ final class ArchiveEncodingSession {
     private func stackExhausted() -> ArchiveError {
         let limit = state.pointee.stackLimit
         let stack = limit.threadStackSize.map { "\($0 >> 10) KiB" } ?? "unknown size"
-        return error(.stackExhausted, "objects nest \(state.pointee.frames.count &- 1) deep while encoding, and \(max(0, limit.bytesLeft() &+ ThreadStackLimit.headroom) >> 10) KiB of this thread's stack (\(stack)) are left, \(ThreadStackLimit.headroom >> 10) KiB of them kept for the deepest frames; encode on a thread with a bigger stack (Docs/Security.md, \"Thread stacks\")")
+        return error(.stackExhausted, "objects nest \(state.pointee.frames.count &- 1) deep while encoding and only \(max(0, limit.bytesLeft() &+ ThreadStackLimit.headroom) >> 10) KiB of this thread's stack (\(stack)) are left, under the \(ThreadStackLimit.headroom >> 10) KiB kept for the frames below; encode on a thread with a bigger stack (Docs/Security.md, \"Thread stacks\")")
     }
 
     /// Encodes an object with a class: it takes its UID first, then its fields are written

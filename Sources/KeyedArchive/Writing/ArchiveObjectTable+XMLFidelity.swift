@@ -108,6 +108,9 @@ extension ArchiveObjectTable {
         if topKeys.count == 1, let value = topValues.first, let change = XMLArchiveFidelity.uidLookalike(PropertyListDictionary(entries: [.init(key: topKeys[0], value: value)])) {
             throw refusal("$top: \(change)", path: [], uid: nil)
         }
+        // Keys are stored once each in `keyTexts`: check them there, and look at a field's key
+        // only when one of them would change (the per-field check was most of this pass).
+        let someKeyChanges = keyTexts.contains { XMLArchiveFidelity.startsWithByteOrderMark($0) }
         for (uid, entry) in entries.enumerated() {
             switch entry {
             case .string(let string):
@@ -116,18 +119,23 @@ extension ArchiveObjectTable {
                 if let change = XMLArchiveFidelity.realChange(real) { throw refusal(change, path: path(to: uid), uid: uid) }
             case .instance(_, let fields):
                 for position in fields {
-                    let key = keyTexts[Int(fieldKeys[position])]
-                    if let change = XMLArchiveFidelity.stringChange(key, what: "key") {
-                        throw refusal(change, path: path(to: uid) + [.key(Self.userKey(key))], uid: uid)
+                    if someKeyChanges {
+                        let key = keyTexts[Int(fieldKeys[position])]
+                        if let change = XMLArchiveFidelity.stringChange(key, what: "key") {
+                            throw refusal(change, path: path(to: uid) + [.key(Self.userKey(key))], uid: uid)
+                        }
                     }
                     switch fieldValues[position] {
                     case .double(let double):
                         if let change = XMLArchiveFidelity.realChange(.float64(double)) {
+                            let key = keyTexts[Int(fieldKeys[position])]
                             throw refusal(change, path: path(to: uid) + [.key(Self.userKey(key))], uid: uid)
                         }
                     case .other(let other):
-                        if let (at, change) = XMLArchiveFidelity.firstChange(in: otherFieldValues[other], at: path(to: uid) + [.key(Self.userKey(key))]) {
-                            throw refusal(change, path: at, uid: uid)
+                        // The path to the object is searched for only once a value is refused.
+                        if let (at, change) = XMLArchiveFidelity.firstChange(in: otherFieldValues[other], at: []) {
+                            let key = keyTexts[Int(fieldKeys[position])]
+                            throw refusal(change, path: path(to: uid) + [.key(Self.userKey(key))] + at, uid: uid)
                         }
                     case .uid, .integer, .bool, .uidList:
                         break
