@@ -26,12 +26,9 @@ import Testing
     @Test(arguments: [PropertyListSerialization.PropertyListFormat.binary, .xml])
     func unarchiveTakesData(format: PropertyListSerialization.PropertyListFormat) throws {
         let data = Self.foundationFleet(format)
-        // A binary archive is read in place from the Data as from an array, not through the tree.
-        #expect((BinaryArchiveTable.read(input: .data(Self.slice(data)), options: .default) != nil) == (BinaryArchiveTable.read([UInt8](data), options: .default) != nil))
-        // Foundation on Linux writes a shape the table leaves to the tree; the README's fleet archive
-        // is the shape it reads in place.
+        // The README's fleet archive, the shape the binary fast reader takes, from a slice.
         let ours = try Data(contentsOf: ArchiveFixtures.projectFixtures.appendingPathComponent("fleet.plist"))
-        #expect(BinaryArchiveTable.read(input: .data(Self.slice(ours)), options: .default) != nil)
+        #expect(BinaryArchiveTable.read([UInt8](Self.slice(ours)), options: .default) != nil)
         let fromData = try KeyedUnarchiver.unarchive([Pilot].self, from: Self.slice(ours), registry: Fleet.registry)
         let fromArray = try KeyedUnarchiver.unarchive([Pilot].self, from: [UInt8](ours), registry: Fleet.registry)
         #expect(!fromData.isEmpty && fromData.map(\.name) == fromArray.map(\.name))

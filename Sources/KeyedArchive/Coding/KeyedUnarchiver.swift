@@ -17,7 +17,7 @@ public final class KeyedUnarchiver {
     /// How the generic view is had: built already, or built from the bytes on first use.
     private enum GraphSource {
         case built(ArchiveGraph)
-        case bytes(ArchiveInputBytes, ArchiveReadingOptions)
+        case bytes([UInt8], ArchiveReadingOptions)
     }
     private var graphSource: GraphSource
     /// Whether one of the `decode` functions is under way: a model that calls another one of
@@ -36,7 +36,7 @@ public final class KeyedUnarchiver {
             case .built(let graph):
                 return graph
             case .bytes(let bytes, let options):
-                let graph = try ArchiveGraph(input: bytes, options: options)
+                let graph = try ArchiveGraph(bytes: bytes, options: options)
                 graphSource = .built(graph)
                 return graph
             }
@@ -44,18 +44,14 @@ public final class KeyedUnarchiver {
     }
 
     /// - Throws: ``ArchiveError`` if the bytes are not a valid keyed archive.
-    public convenience init(bytes: [UInt8], registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
-        try self.init(input: .array(bytes), registry: registry, options: options)
-    }
-
-    init(input bytes: ArchiveInputBytes, registry: ArchiveRegistry, options: ArchiveReadingOptions) throws(ArchiveError) {
-        if let table = BinaryArchiveTable.read(input: bytes, options: options) {
+    public init(bytes: [UInt8], registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
+        if let table = BinaryArchiveTable.read(bytes, options: options) {
             session = ArchiveDecodingSession(store: .binary(table), registry: registry, options: options)
             topFields = ArchiveFields(table.top)
             graphSource = .bytes(bytes, options)
         } else {
             // XML, an unusual binary shape, or a faulty file: the graph path reads it or names the fault.
-            let graph = try ArchiveGraph(input: bytes, options: options)
+            let graph = try ArchiveGraph(bytes: bytes, options: options)
             session = ArchiveDecodingSession(store: .graph(graph), registry: registry, options: options)
             topFields = ArchiveFields(graph.topFields)
             graphSource = .built(graph)

@@ -40,7 +40,7 @@ final class BinaryArchiveTable {
     static let maximumLayoutKeys = 32
     static let noLayout: UInt8 = 0xFF
 
-    let bytes: ArchiveInputBytes
+    let bytes: [UInt8]
     let referenceSize: Int
     let objectOffsets: [UInt32]
     let entries: [Entry]
@@ -48,7 +48,7 @@ final class BinaryArchiveTable {
     /// `$top`, materialized (a few entries).
     let top: PropertyListDictionary
 
-    private init(bytes: ArchiveInputBytes, referenceSize: Int, objectOffsets: [UInt32], entries: [Entry],
+    private init(bytes: [UInt8], referenceSize: Int, objectOffsets: [UInt32], entries: [Entry],
                  descriptors: [ArchiveGraph.ClassDescriptor], top: PropertyListDictionary) {
         self.bytes = bytes
         self.referenceSize = referenceSize
@@ -73,10 +73,6 @@ final class BinaryArchiveTable {
     /// The validated table, or nil when the file is faulty or has a shape this reader leaves to
     /// the usual path.
     static func read(_ bytes: [UInt8], options: ArchiveReadingOptions) -> BinaryArchiveTable? {
-        read(input: .array(bytes), options: options)
-    }
-
-    static func read(input bytes: ArchiveInputBytes, options: ArchiveReadingOptions) -> BinaryArchiveTable? {
         bytes.withUnsafeBytes { raw -> BinaryArchiveTable? in
             var validator = BinaryArchiveValidator(raw: raw, options: options)
             guard let result = validator.validate() else { return nil }
