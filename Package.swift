@@ -19,8 +19,10 @@ let package = Package(
         .executableTarget(name: "keyedarchive-benchmark", dependencies: ["PropertyList", "KeyedArchive", "BenchmarkSupport"]),
         .executableTarget(name: "keyedarchive-fleet-benchmark", dependencies: ["PropertyList", "KeyedArchive", "BenchmarkSupport"]),
         .executableTarget(name: "keyedarchive-stack-benchmark", dependencies: ["PropertyList", "KeyedArchive"]),
+        // The README's quick start, compiled as it is written (QuickStartTests compares the two).
+        .executableTarget(name: "keyedarchive-quickstart", dependencies: ["KeyedArchive"], path: "Examples/QuickStart"),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
-        .testTarget(name: "KeyedArchiveToolTests", dependencies: ["keyedarchive"]),
+        .testTarget(name: "KeyedArchiveToolTests", dependencies: ["keyedarchive", "keyedarchive-quickstart"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList"]),
         .testTarget(name: "KeyedArchiveTestingTests", dependencies: ["KeyedArchiveTesting", "KeyedArchive", "PropertyList"]),
     ],

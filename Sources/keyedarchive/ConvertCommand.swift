@@ -3,16 +3,18 @@ import PropertyList
 /// `keyedarchive convert FILE --to binary|xml [-o OUT]`.
 struct ConvertCommand: ToolCommand {
     static let name = "convert"
-    static let synopsis = "convert FILE --to binary|xml [-o OUT]   rewrite a property list (in Core Foundation's layout;\n" +
+    static let synopsis = "convert FILE --to binary|xml [-o OUT] [--force]   rewrite a property list (in Core Foundation's layout;\n" +
         "                        a file already in it comes out byte-identical; XML loses what Docs/PropertyLists.md lists),\n" +
         "                        or write the one the canonical JSON of `plist` stands for (Docs/PlistJSON.md)"
 
     var path: String
     var format: PropertyListFormat
     var outputPath: String?
+    /// Write binary to a terminal all the same.
+    var force = false
 
     init(arguments: [String]) throws(UsageError) {
-        let parsed = try ParsedArguments(arguments, valued: ["--to", "-o"])
+        let parsed = try ParsedArguments(arguments, valued: ["--to", "-o"], flags: ["--force"])
         guard parsed.positionals.count == 1 else {
             throw UsageError(message: "expected exactly one FILE (or - for standard input), got \(parsed.positionals.count)")
         }
@@ -25,9 +27,11 @@ struct ConvertCommand: ToolCommand {
         path = parsed.positionals[0]
         self.format = format
         outputPath = parsed.options["-o"]
+        force = parsed.flags.contains("--force")
     }
 
     func run() throws -> Int32 {
+        try refuseBinaryToTerminal(format == .binary, outputPath: outputPath, force: force)
         let input = try readInput(path, acceptingJSON: true)
         if PropertyListJSONReader.looksLikeJSON(input) { return try runFromJSON(input) }
         let file: PropertyListFile

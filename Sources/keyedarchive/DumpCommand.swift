@@ -5,31 +5,38 @@ import KeyedArchive
 /// printed once and referred to afterwards, so output stays linear in the archive's size.
 struct DumpCommand: ToolCommand {
     static let name = "dump"
-    static let synopsis = "dump FILE             print an archive's object graph as an indented tree"
+    static let synopsis = "dump FILE [--raw]     print an archive's object graph as an indented tree"
 
     var path: String
+    var rendering = ArchiveRenderingOptions.readable
 
     init(arguments: [String]) throws(UsageError) {
-        path = try singleFileArgument(arguments)
+        let parsed = try ParsedArguments(arguments, valued: [], flags: ["--raw"])
+        path = try singleFileArgument(parsed.positionals)
+        if parsed.flags.contains("--raw") { rendering.foundationValues = false }
     }
 
     func run() throws -> Int32 {
-        try printRendering(of: path) { bytes, output throws(ArchiveError) in try ArchiveDumper.dump(bytes, output: output) }
+        try printRendering(of: path) { [rendering] bytes, output throws(ArchiveError) in try ArchiveDumper.dump(bytes, rendering: rendering, output: output) }
     }
 }
 
 struct JSONCommand: ToolCommand {
     static let name = "json"
-    static let synopsis = "json FILE             print an archive's object graph as JSON"
+    static let synopsis = "json FILE [--raw] [--plain-numbers]   print an archive's object graph as JSON"
 
     var path: String
+    var rendering = ArchiveRenderingOptions(foundationValues: true)
 
     init(arguments: [String]) throws(UsageError) {
-        path = try singleFileArgument(arguments)
+        let parsed = try ParsedArguments(arguments, valued: [], flags: ["--raw", "--plain-numbers"])
+        path = try singleFileArgument(parsed.positionals)
+        if parsed.flags.contains("--raw") { rendering.foundationValues = false }
+        rendering.plainNumbers = parsed.flags.contains("--plain-numbers")
     }
 
     func run() throws -> Int32 {
-        try printRendering(of: path) { bytes, output throws(ArchiveError) in try ArchiveJSONRenderer.render(bytes, output: output) }
+        try printRendering(of: path) { [rendering] bytes, output throws(ArchiveError) in try ArchiveJSONRenderer.render(bytes, rendering: rendering, output: output) }
     }
 }
 
@@ -40,7 +47,7 @@ func printRendering(of path: String, _ render: ([UInt8], (ArraySlice<UInt8>) -> 
     do {
         try render(bytes) { chunk in writeStandardOutput(chunk) }
     } catch {
-        throw InputError(message: "\(path): \(error)")
+        throw InputError(message: "\(path): \(error)\(plainPropertyListHint(error, bytes: bytes, path: path))")
     }
     return ExitStatus.success
 }

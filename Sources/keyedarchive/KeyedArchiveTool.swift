@@ -23,10 +23,18 @@ struct InputError: Error {
 protocol ToolCommand {
     static var name: String { get }
     static var synopsis: String { get }
+    /// What `keyedarchive COMMAND --help` prints: the usage line, what the command does, its
+    /// options and an example.
+    static var help: String { get }
     /// Parses the arguments that follow the command name; throws ``UsageError``.
     init(arguments: [String]) throws(UsageError)
     /// Runs the command; throws ``InputError`` (or any error, reported as a failure).
     func run() throws -> Int32
+}
+
+extension ToolCommand {
+    /// Without help of its own, a command's help is its usage line.
+    static var help: String { "usage: keyedarchive \(synopsis)\n" }
 }
 
 enum KeyedArchiveTool {
@@ -39,13 +47,21 @@ enum KeyedArchiveTool {
         for command in commands {
             text += "  \(command.synopsis)\n"
         }
-        return text
+        return text + usageFooter
     }
 
     static func run(_ arguments: [String]) -> Int32 {
         guard let name = arguments.first else {
             writeStandardError(usage)
             return ExitStatus.usage
+        }
+        if name == "--version" || name == "version" {
+            writeStandardOutput(Array(versionText.utf8))
+            return ExitStatus.success
+        }
+        if name == "help", arguments.count == 2, let help = help(forCommand: arguments[1]) {
+            writeStandardOutput(Array(help.utf8))
+            return ExitStatus.success
         }
         if name == "-h" || name == "--help" || name == "help" {
             writeStandardOutput(Array(usage.utf8))
@@ -58,7 +74,7 @@ enum KeyedArchiveTool {
         let rest = Array(arguments.dropFirst())
         // Only as the command's sole argument: `-o -h` names a file.
         if rest.count == 1, rest[0] == "-h" || rest[0] == "--help" {
-            writeStandardOutput(Array("usage: keyedarchive \(commandType.synopsis)\n".utf8))
+            writeStandardOutput(Array(commandType.help.utf8))
             return ExitStatus.success
         }
         do {

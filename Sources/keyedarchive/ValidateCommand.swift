@@ -6,8 +6,9 @@ import KeyedArchive
 /// line on standard error, and exits 0 only when there is none.
 struct ValidateCommand: ToolCommand {
     static let name = "validate"
-    static let synopsis = "validate FILE --allow NAME[,NAME…] [--primitives KIND,…|none]\n" +
-        "                        check every object's class against an allowlist (exit 0: all admitted)"
+    static let synopsis = "validate FILE --allow NAME[,NAME…] [--strict] [--primitives KIND,…|none]\n" +
+        "                        check every object's class against an allowlist, Foundation's value\n" +
+        "                        classes admitted unless --strict (exit 0: all admitted)"
 
     var path: String
     var allowlist: ArchiveClassAllowlist
@@ -15,7 +16,7 @@ struct ValidateCommand: ToolCommand {
     var allowedNames: [String]
 
     init(arguments: [String]) throws(UsageError) {
-        let parsed = try ParsedArguments(arguments, valued: ["--allow", "--primitives"])
+        let parsed = try ParsedArguments(arguments, valued: ["--allow", "--primitives"], flags: ["--strict"])
         guard parsed.positionals.count == 1 else {
             throw UsageError(message: "expected exactly one FILE (or - for standard input), got \(parsed.positionals.count)")
         }
@@ -39,7 +40,9 @@ struct ValidateCommand: ToolCommand {
             }
         }
         path = parsed.positionals[0]
-        allowlist = ArchiveClassAllowlist(classNames: names, primitives: primitives)
+        // As ArchiveRegistry() admits Foundation's value classes, so does the check, unless strict.
+        let foundation = parsed.flags.contains("--strict") ? [] : FoundationClass.allCases.flatMap(\.defaultNames)
+        allowlist = ArchiveClassAllowlist(classNames: names + foundation, primitives: primitives)
         allowedNames = names
     }
 

@@ -67,9 +67,9 @@ import Testing
         #expect(admitted.status == 0, "\(admitted.error)")
         #expect(String(decoding: admitted.output, as: UTF8.self).contains("admitted"))
 
-        // Without Glider and NSDate: each refused object on its own line with its class chain,
-        // key path, UID and the --allow that would admit it; exit status 1.
-        let refused = try Self.run(["validate", fleet, "--allow", "Pilot,Airplane,PoweredAirplane,NSArray,NSDictionary"])
+        // Strict, without Glider and NSDate: each refused object on its own line with its class
+        // chain, key path, UID and the --allow that would admit it; exit status 1.
+        let refused = try Self.run(["validate", fleet, "--strict", "--allow", "Pilot,Airplane,PoweredAirplane,NSArray,NSDictionary"])
         #expect(refused.status == 1)
         let lines = String(decoding: refused.output, as: UTF8.self).split(separator: "\n")
         #expect(!lines.isEmpty)

@@ -354,8 +354,8 @@ final class ArchiveDecodingSession {
         let classUID = instance.classUID
         if let found = foundationClass(classUID: classUID, name: descriptor.name) {
             guard found == kind else {
-                let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
-                throw ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is a Foundation \(found.rawValue), not admitted for \(requested()) (accepted: \(accepted))",
+                let admitted = registry.foundationRefusal(name: descriptor.name, kind: kind).admitted
+                throw ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is a Foundation \(found.rawValue), not admitted for \(requested()) (\(admitted))",
                                    keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes)
             }
             try checkKeysAreUnique(instance.fields, uid: uid)
@@ -366,10 +366,9 @@ final class ArchiveDecodingSession {
             try checkKeysAreUnique(instance.fields, uid: uid)
             return instance
         }
-        let accepted = registry.foundationNames[kind, default: []].joined(separator: ", ")
-        throw ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is not admitted for \(requested()) (accepted: \(accepted))",
-                           keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
-                           remedy: registry.entry(named: descriptor.name) == nil ? ArchiveRegistry.remedy(admitting: descriptor.name, kind: kind) : nil)
+        let refusal = registry.foundationRefusal(name: descriptor.name, kind: kind)
+        throw ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is not admitted for \(requested()) (\(refusal.admitted))",
+                           keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes, remedy: refusal.remedy)
     }
 
     /// The Foundation class of the instance at `uid`, for a value whose type the archive decides
@@ -555,7 +554,9 @@ final class ArchiveDecodingSession {
     /// error to throw. A model may catch it and go on: a later reference fails with it again.
     @inline(never)
     private func markFailed(_ thrown: any Error, entry: Int, descriptor: ArchiveGraph.ClassDescriptor, uid: Int) -> ArchiveError {
-        let failure = thrown as? ArchiveError ?? modelInitializerError(thrown, entry: entry, descriptor: descriptor, uid: uid)
+        // An ArchiveError the model made without a place gets the object's key path and UID.
+        let failure = (thrown as? ArchiveError)?.located(keyPath: keyPath, uid: PropertyListUID(UInt64(uid)))
+            ?? modelInitializerError(thrown, entry: entry, descriptor: descriptor, uid: uid)
         state.pointee.depth -= 1
         state.pointee.objectStates[uid] = .failed
         state.pointee.failures[uid] = failure

@@ -285,13 +285,20 @@ enum PropertyListTreeArchiving {
 extension KeyedArchiveEncoder {
     /// Encodes a `Codable` value under `key` as Apple's `NSKeyedArchiver.encodeEncodable(_:forKey:)`
     /// does: as the tree of `NSMutableDictionary`, `NSMutableArray` and plist values that
-    /// `PropertyListEncoder` makes of it (``PropertyList/PropertyListValueEncoder``). An archive
+    /// `PropertyListEncoder` makes of it (`PropertyListValueEncoder` (module `PropertyList`)). An archive
     /// of it opens with `decodeDecodable(_:forKey:)` on Apple's platforms and with
-    /// ``KeyedArchiveDecoder/decodeDecodable(_:forKey:)`` here.
+    /// ``KeyedArchiveDecoder/decodeDecodable(_:forKey:)`` here. A nil optional is stored as a
+    /// reference to `$null`, for which both return nil (inside a value, nil is the string
+    /// `"$null"`, as `PropertyListEncoder` writes it).
     /// - Throws: ``ArchiveError/Code/modelError`` when the value's `encode(to:)` throws or
     ///   encodes nothing, with the `Codable` coding path after `key` in the message;
     ///   ``ArchiveError/Code/stackExhausted`` when the value nests too deep for the thread's stack.
     public func encodeEncodable<T: Encodable>(_ value: T, forKey key: String) throws(ArchiveError) {
+        // A nil optional is no object at all, as for encode(_:forKey:): Apple's
+        // decodeDecodable(_:forKey:) and ours return nil for the $null reference.
+        if Self.isNilOptional(value) {
+            return try encode(ArchivedPropertyListTree?.none, forKey: key)
+        }
         let tree: PropertyListValue
         do {
             tree = try PropertyListValueEncoder().encode(value)
@@ -318,7 +325,7 @@ extension KeyedArchiveEncoder {
 extension KeyedArchiveDecoder {
     /// Decodes a `Codable` value stored under `key` by `encodeEncodable(_:forKey:)` (ours or
     /// Apple's): the property-list tree is read with the registry's Foundation classes and
-    /// primitive policy, then decoded by ``PropertyList/PropertyListValueDecoder``. nil when the
+    /// primitive policy, then decoded by `PropertyListValueDecoder` (module `PropertyList`). nil when the
     /// key is absent or `$null`, as Apple's `decodeDecodable(_:forKey:)`.
     /// - Throws: ``ArchiveError``: the tree's own faults as for any object; a value that does not
     ///   fit `T` as ``ArchiveError/Code/typeMismatch``, ``ArchiveError/Code/valueNotFound`` or

@@ -18,11 +18,17 @@ public struct ArchiveReference: Hashable, Sendable, CustomStringConvertible {
 /// refer to by UID): strings, numbers in collections, data, dates, URLs, UUIDs, arrays,
 /// dictionaries, sets and every ``KeyedArchivable`` model.
 ///
-/// Conform your own *value* types by delegating to a value that already conforms, e.g. a
-/// `Temperature` that archives as its `Double`:
+/// An enum with a raw value that conforms archives as that raw value by declaring the
+/// conformance alone: `enum FlightRules: String, ArchiveObjectCodable { case vfr, ifr }`.
+///
+/// Conform your own *value* types by delegating to a value that already conforms, on both
+/// sides, e.g. a `Temperature` that archives as its `Double`:
 /// ```swift
 /// func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
 ///     try encoder.reference(for: celsius)
+/// }
+/// static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Temperature {
+///     Temperature(celsius: try decoder.decode(Double.self, reference: reference))
 /// }
 /// ```
 public protocol ArchiveObjectEncodable {

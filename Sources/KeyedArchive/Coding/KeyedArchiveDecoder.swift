@@ -226,7 +226,7 @@ public struct KeyedArchiveDecoder {
         do {
             return try T.decode(archiveReference: reference, from: self)
         } catch let failure as ArchiveError {
-            throw failure
+            throw failure.located(keyPath: session.keyPath, uid: reference.uid)
         } catch {
             throw modelError(error, decoding: T.self, reference: reference)
         }

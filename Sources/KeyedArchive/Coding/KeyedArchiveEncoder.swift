@@ -142,7 +142,7 @@ public struct KeyedArchiveEncoder {
             return reference
         } catch let failure as ArchiveError {
             session.failed = true
-            throw failure
+            throw failure.located(keyPath: session.keyPath, uid: nil)
         } catch {
             session.failed = true
             throw ArchiveError(.modelError, "encoding \(T.self) threw: \(String(describing: error).escapedForMessage)", keyPath: session.keyPath, underlyingDescription: "\(error)", underlyingError: error)
@@ -155,6 +155,7 @@ public struct KeyedArchiveEncoder {
     ///   - classes: `$classes`, the class name first (e.g. `["NSMutableArray", "NSArray", "NSObject"]`).
     ///   - identity: a class instance the object stands for; encoding the same instance again
     ///     refers to this object instead of writing a new one.
+    ///   - body: writes the object's fields through the encoder it is given.
     public func encodeObject(classes: [String], identity: AnyObject? = nil, fields body: (KeyedArchiveEncoder) throws -> Void) throws(ArchiveError) -> ArchiveReference {
         try session.checkUsable(frame: frame, owner: owner)
         guard !classes.isEmpty else {

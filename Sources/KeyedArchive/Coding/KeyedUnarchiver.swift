@@ -108,7 +108,7 @@ public final class KeyedUnarchiver {
         try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) }
     }
 
-    /// Like ``decode(_:forKey:)``, but nil when the key is absent or refers to `$null` (an empty archive).
+    /// Like `decode(_:forKey:)`, but nil when the key is absent or refers to `$null` (an empty archive).
     public func decodeIfPresent<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String = "root") throws(ArchiveError) -> T? {
         try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) }
     }

@@ -17,7 +17,7 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         public init(rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 
-        /// The bytes are not a property list (the underlying ``PropertyListError`` is attached).
+        /// The bytes are not a property list (the underlying `PropertyListError` is attached).
         public static let invalidPropertyList = Code(rawValue: "invalidPropertyList")
         /// `$archiver`, `$version`, `$top` or `$objects` is missing or of the wrong type or value.
         public static let invalidArchiveHeader = Code(rawValue: "invalidArchiveHeader")
@@ -43,7 +43,7 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         /// Objects nest (while decoding or encoding) deeper than the configured limit.
         public static let depthLimitExceeded = Code(rawValue: "depthLimitExceeded")
         /// Objects nest (while decoding or encoding) so deep that the thread's stack would run
-        /// out: the recursion stopped with ``PropertyList/ThreadStackLimit/headroom`` bytes still free. The
+        /// out: the recursion stopped with `ThreadStackLimit.headroom` bytes still free. The
         /// message says how deep it got and how much stack the thread has; a bigger thread stack
         /// lets the same data through (Docs/Security.md, "Thread stacks").
         public static let stackExhausted = Code(rawValue: "stackExhausted")
@@ -134,9 +134,13 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         self.init(.invalidPropertyList, error.description, propertyListError: error)
     }
 
-    /// The same error with location details filled in where it had none.
+    /// The same error with location details filled in where it had none: an error a caller's
+    /// conformance made without a key path gets the one where it was thrown.
+    @usableFromInline
     func located(keyPath: ArchiveKeyPath, uid: PropertyListUID?) -> ArchiveError {
-        ArchiveError(
+        // One located already names its own place; an outer object's UID would mislead.
+        guard self.keyPath.components.isEmpty else { return self }
+        return ArchiveError(
             code, message,
             keyPath: self.keyPath.components.isEmpty ? keyPath : self.keyPath,
             uid: self.uid ?? uid,

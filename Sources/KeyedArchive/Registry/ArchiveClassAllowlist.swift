@@ -54,7 +54,9 @@ public struct ArchiveClassAllowlist: Hashable, Sendable {
 
     /// Checks every object reachable from `$top`. Linear in the archive's size: each object is
     /// checked once, however often it is referenced, and nothing recurses.
-    /// - Parameter maximumReported: most refusals kept in the report (all are counted).
+    /// - Parameters:
+    ///   - graph: the validated archive to check.
+    ///   - maximumReported: most refusals kept in the report (all are counted).
     public func check(_ graph: ArchiveGraph, maximumReported: Int = 1000) -> Report {
         var walk = PathWalk(graph: graph)
         var refusals: [ArchiveError] = []

@@ -99,14 +99,19 @@ public struct ArchiveRegistry: Sendable {
     /// unqualified, as Objective-C classes are archived) and optional extra names accepted when
     /// decoding (renames, module-qualified names such as `MyApp.Airplane`).
     ///
-    /// - Parameter superclass: a previously registered type this one is a kind of. For a class,
-    ///   its Swift superclass; for a struct, the struct it stands beside in a family (the
-    ///   family is then decoded through a protocol, see ``registerFamily(_:root:)``). Decoding
-    ///   the superclass (or the family) then admits this type too, and `$classes` lists the
-    ///   superclass's name after this type's.
+    /// - Parameters:
+    ///   - type: the model type.
+    ///   - className: the archived class name written and accepted (default: the type's name).
+    ///   - aliases: other archived class names accepted when decoding.
+    ///   - superclass: a previously registered type this one is a kind of. For a class,
+    ///     its Swift superclass — found by itself when left out: `register(Glider.self)` after
+    ///     `register(Airplane.self)` puts `Glider` under `Airplane`; for a struct, the struct it
+    ///     stands beside in a family (the family is then decoded through a protocol, see
+    ///     ``registerFamily(_:root:)``). Decoding the superclass (or the family) then admits
+    ///     this type too, and `$classes` lists the superclass's name after this type's.
     /// - Precondition: the names are not already taken, the superclass is registered, a class
-    ///   registered under a class really is its subclass, a class names its nearest registered
-    ///   Swift superclass (`superclass:` may not be left out, nor skip a registered class in
+    ///   registered under a class really is its subclass, a class given `superclass:` names its
+    ///   nearest registered Swift superclass (not one further up, past a registered class in
     ///   between), and no registered class is a subclass of this one (superclasses first). These
     ///   are programming errors in building the registry, not properties of any input.
     public mutating func register<T: KeyedArchivable>(
@@ -122,6 +127,12 @@ public struct ArchiveRegistry: Sendable {
         } else {
             make = { decoder in .value(ArchiveModelBox(try T(from: decoder))) }
         }
+        register(T.self, make: make, className: className, aliases: aliases, superclass: superclass)
+    }
+
+    /// The registration of every kind of model, given how to make one.
+    mutating func register<T>(_ type: T.Type, make: @escaping @Sendable (KeyedArchiveDecoder) throws -> ArchiveMadeModel,
+                              className: String?, aliases: [String], superclass: Any.Type?) {
         if let superclass, superclass is AnyClass || T.self is AnyClass {
             precondition(isSubclass(T.self, of: superclass), "\(T.self) is registered under \(superclass), but is not a subclass of it")
         }
@@ -136,12 +147,14 @@ public struct ArchiveRegistry: Sendable {
             parent = found
         }
         if let subclass = T.self as? AnyClass {
-            // `$classes` is the registered chain: a class must name its nearest registered Swift
-            // superclass, as Apple's archiver writes the real hierarchy. Leaving it out would
-            // write `B < NSObject` for a `B: A` and keep `[A]` from admitting it.
+            // `$classes` is the registered chain: a class belongs under its nearest registered
+            // Swift superclass, as Apple's archiver writes the real hierarchy (`B < NSObject` for
+            // a `B: A` would keep `[A]` from admitting it). Left out, it is found here; named, it
+            // must be that one.
             if let nearest = nearestRegisteredSuperclass(of: subclass) {
-                precondition(superclass.map { ObjectIdentifier($0) == entries[nearest].typeID } == true,
-                             "\(typeName) is a subclass of the registered \(entries[nearest].typeName): register it with superclass: \(entries[nearest].typeName).self")
+                if superclass == nil { parent = nearest }
+                precondition(parent == nearest,
+                             "\(typeName) is a subclass of the registered \(entries[nearest].typeName): register it with superclass: \(entries[nearest].typeName).self, or leave superclass: out")
             }
             for entry in entries where entry.isClass {
                 precondition(!isSubclass(entry.type, of: subclass),

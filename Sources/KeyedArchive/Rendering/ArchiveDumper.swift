@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#elseif canImport(Foundation)
+import Foundation
+#endif
 import PropertyList
 
 /// `keyedarchive dump`: an indented, readable tree of an archive's object graph.
@@ -40,14 +45,50 @@ public enum ArchiveDumper {
         try StreamedRendering.run(bytes, options: options, output: output) { (graph, budget, sink: inout DumpSink) in render(graph, nodeBudget: budget, into: &sink) }
     }
 
+    /// The tree of an archive held in `data`, read in place (see ``dump(_:options:)-([UInt8],_)``).
+    public static func dump(_ data: Data, options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
+        try dump(try ArchiveGraph(data: data, options: options), budget: options.maximumExpansionCount)
+    }
+
+    /// The tree of an archive held in `data`, handed to `output` in chunks as it is made (see
+    /// ``dump(_:options:output:)-([UInt8],_,_)``).
+    public static func dump(_ data: Data, options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
+        try StreamedRendering.run(try ArchiveGraph(data: data, options: options), options: options, output: output) { (graph, budget, sink: inout DumpSink) in render(graph, nodeBudget: budget, into: &sink) }
+    }
+
+    /// The tree of an already validated graph as `rendering` asks (Foundation's values as
+    /// values, the legend), stopping with ``ArchiveError/Code/budgetExceeded`` past `budget`
+    /// nodes. `options` bounds the decoding of Foundation's values.
+    public static func dump(_ graph: ArchiveGraph, rendering: ArchiveRenderingOptions, options: ArchiveReadingOptions = .default,
+                            budget: Int = .max) throws(ArchiveError) -> String {
+        var sink = DumpSink()
+        guard render(graph, nodeBudget: budget, rendering: rendering, options: options, into: &sink) else {
+            throw StreamedRendering.budgetError(budget)
+        }
+        return String(decoding: sink.out.bytes, as: UTF8.self)
+    }
+
+    /// The tree of an archive as `rendering` asks, handed to `output` in chunks as it is made
+    /// (see ``dump(_:options:output:)-([UInt8],_,_)``); what `keyedarchive dump` prints.
+    public static func dump(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, rendering: ArchiveRenderingOptions,
+                            output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
+        try StreamedRendering.run(bytes, options: options, output: output) { (graph, budget, sink: inout DumpSink) in
+            render(graph, nodeBudget: budget, rendering: rendering, options: options, into: &sink)
+        }
+    }
+
     private static func dump(_ graph: ArchiveGraph, nodeBudget: Int) -> String? {
         var sink = DumpSink()
         guard render(graph, nodeBudget: nodeBudget, into: &sink) else { return nil }
         return String(decoding: sink.out.bytes, as: UTF8.self)
     }
 
-    private static func render(_ graph: ArchiveGraph, nodeBudget: Int, into sink: inout DumpSink) -> Bool {
+    private static func render(_ graph: ArchiveGraph, nodeBudget: Int, rendering: ArchiveRenderingOptions = .raw,
+                               options: ArchiveReadingOptions = .default, into sink: inout DumpSink) -> Bool {
         sink.out.append("\(graph.archiver), version \(graph.version), \(graph.objects.count) objects\n")
+        if rendering.legend {
+            sink.out.append("(#N: object N of $objects, shown in full where first reached; -> #N: a later reference to it, or one back into it (a cycle))\n")
+        }
         var classLines = RenderBuffer()
         var classCount = 0
         for (index, object) in graph.objects.enumerated() {
@@ -82,7 +123,8 @@ public enum ArchiveDumper {
         sink.out.append("classes (\(classCount)):\n")
         sink.out.bytes.append(contentsOf: classLines.bytes)
         sink.out.append("top:\n")
-        return ArchiveGraphWalker(graph: graph).walk(into: &sink, budget: nodeBudget)
+        let interpreter = rendering.foundationValues ? ArchiveFoundationInterpreter(graph: graph, options: options) : nil
+        return ArchiveGraphWalker(graph: graph, interpreter: interpreter).walk(into: &sink, budget: nodeBudget)
     }
 }
 
@@ -189,5 +231,33 @@ private struct DumpSink: RenderingSink {
         out.append("-> #\(uid) ")
         Self.appendName(summary, to: &out)
         out.append("\n")
+    }
+
+    mutating func beginFoundationContainer(_ label: ArchiveWalkLabel, kind: ArchiveWalkContainer, uid: Int, className: String, depth: Int, isEmpty: Bool) {
+        line(label, depth: depth)
+        out.append("#\(uid) ")
+        Self.appendName(className, to: &out)
+        out.append(kind == .dictionary ? (isEmpty ? " {}\n" : " {\n") : (isEmpty ? " []\n" : " [\n"))
+    }
+
+    /// Kinds whose text this package makes from numbers alone, printed bare; the others (a URL,
+    /// a unit's symbol) hold the archive's text and are quoted.
+    private static let bareKinds: Set<String> = ["uuid", "indexes", "indexPath", "nsvalue"]
+
+    mutating func foundationText(_ label: ArchiveWalkLabel, kind: String, text: String, uid: Int?, depth: Int) {
+        line(label, depth: depth)
+        if let uid { out.append("#\(uid) ") }
+        out.append(kind)
+        out.append(" ")
+        if Self.bareKinds.contains(kind) { out.append(text) } else { out.appendJSONString(text) }
+        out.append("\n")
+    }
+
+    mutating func beginNotedInstance(_ label: ArchiveWalkLabel, uid: Int, className: String, classUID: Int, depth: Int, isEmpty: Bool, note: String) {
+        line(label, depth: depth)
+        out.append("#\(uid) ")
+        Self.appendName(className, to: &out)
+        out.append(isEmpty ? " {}" : " {")
+        out.append("   (shown as stored: \(note.escapedForMessage))\n")
     }
 }

@@ -19,6 +19,26 @@ protocol ArchiveWalkSink {
     mutating func reference(_ label: ArchiveWalkLabel, uid: Int, summary: String, depth: Int)
     /// After each step: a streaming sink passes on what it has made.
     mutating func stepFinished()
+    /// A Foundation collection shown as a list or as key → value pairs (``ArchiveRenderingOptions/foundationValues``).
+    mutating func beginFoundationContainer(_ label: ArchiveWalkLabel, kind: ArchiveWalkContainer, uid: Int, className: String, depth: Int, isEmpty: Bool)
+    /// A Foundation value shown by its kind and text (`uuid`, `url`, …); `uid` as for ``scalar(_:_:uid:depth:)``.
+    mutating func foundationText(_ label: ArchiveWalkLabel, kind: String, text: String, uid: Int?, depth: Int)
+    /// An object of a Foundation value class shown as stored, because it does not read as its value.
+    mutating func beginNotedInstance(_ label: ArchiveWalkLabel, uid: Int, className: String, classUID: Int, depth: Int, isEmpty: Bool, note: String)
+}
+
+extension ArchiveWalkSink {
+    mutating func beginFoundationContainer(_ label: ArchiveWalkLabel, kind: ArchiveWalkContainer, uid: Int, className: String, depth: Int, isEmpty: Bool) {
+        beginContainer(label, kind: kind, uid: uid, depth: depth, isEmpty: isEmpty)
+    }
+
+    mutating func foundationText(_ label: ArchiveWalkLabel, kind: String, text: String, uid: Int?, depth: Int) {
+        scalar(label, .string(text), uid: uid, depth: depth)
+    }
+
+    mutating func beginNotedInstance(_ label: ArchiveWalkLabel, uid: Int, className: String, classUID: Int, depth: Int, isEmpty: Bool, note: String) {
+        beginInstance(label, uid: uid, className: className, classUID: classUID, depth: depth, isEmpty: isEmpty)
+    }
 }
 
 enum ArchiveWalkContainer {
@@ -68,6 +88,8 @@ struct ArchiveGraphWalker {
     static let inlineDataLimit = 64
 
     let graph: ArchiveGraph
+    /// Set to show Foundation's value objects as values (``ArchiveRenderingOptions/foundationValues``).
+    var interpreter: ArchiveFoundationInterpreter? = nil
 
     private enum Work {
         case value(ArchiveWalkLabel, PropertyListValue, depth: Int)
@@ -174,13 +196,56 @@ struct ArchiveGraphWalker {
                 sink.reference(label, uid: index, summary: className, depth: depth)
                 return
             }
+            var note: String?
+            if let interpreter, let rendering = interpreter.rendering(of: index, className: className, fields: instance.storage) {
+                switch rendering {
+                case .scalar(let value):
+                    // Short values wherever referenced, as plain ones are; long ones once.
+                    let short: Bool
+                    switch value {
+                    case .string(let string): short = Self.printsInline(string)
+                    case .data(let bytes): short = bytes.count <= Self.inlineDataLimit
+                    default: short = true
+                    }
+                    if !short { expanded[index] = true }
+                    sink.scalar(label, value, uid: short ? nil : index, depth: depth)
+                    return
+                case .text(let kind, let text):
+                    let short = Self.printsInline(text)
+                    if !short { expanded[index] = true }
+                    sink.foundationText(label, kind: kind, text: text, uid: short ? nil : index, depth: depth)
+                    return
+                case .list(let kind, let elements):
+                    expanded[index] = true
+                    sink.beginFoundationContainer(label, kind: kind, uid: index, className: className, depth: depth, isEmpty: elements.isEmpty)
+                    stack.append(.endContainer(kind, depth: depth, isEmpty: elements.isEmpty))
+                    for (position, element) in elements.enumerated().reversed() {
+                        stack.append(.value(.index(position), element, depth: depth + 1))
+                    }
+                    return
+                case .dictionary(let entries):
+                    expanded[index] = true
+                    sink.beginFoundationContainer(label, kind: .dictionary, uid: index, className: className, depth: depth, isEmpty: entries.isEmpty)
+                    stack.append(.endContainer(.dictionary, depth: depth, isEmpty: entries.isEmpty))
+                    for entry in entries.reversed() {
+                        stack.append(.value(.key(entry.key), entry.value, depth: depth + 1))
+                    }
+                    return
+                case .malformed(let why):
+                    note = why
+                }
+            }
             expanded[index] = true
             var fields: [PropertyListDictionary.Entry] = []
             fields.reserveCapacity(instance.storage.count)
             for entry in instance.storage.entries where !entry.key.isExactlyEqual(to: ArchiveKeys.classKey) {
                 fields.append(entry)
             }
-            sink.beginInstance(label, uid: index, className: className, classUID: Int(instance.classUID.value), depth: depth, isEmpty: fields.isEmpty)
+            if let note {
+                sink.beginNotedInstance(label, uid: index, className: className, classUID: Int(instance.classUID.value), depth: depth, isEmpty: fields.isEmpty, note: note)
+            } else {
+                sink.beginInstance(label, uid: index, className: className, classUID: Int(instance.classUID.value), depth: depth, isEmpty: fields.isEmpty)
+            }
             stack.append(.endInstance(depth: depth, isEmpty: fields.isEmpty))
             for entry in fields.reversed() {
                 stack.append(.value(.key(entry.key), entry.value, depth: depth + 1))

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#elseif canImport(Foundation)
+import Foundation
+#endif
 import PropertyList
 
 /// `keyedarchive json`: an archive's object graph as JSON, linear in the archive's size.
@@ -47,13 +52,47 @@ public enum ArchiveJSONRenderer {
         try StreamedRendering.run(bytes, options: options, output: output) { (graph, budget, sink: inout JSONSink) in render(graph, nodeBudget: budget, into: &sink) }
     }
 
+    /// JSON for an archive held in `data`, read in place (see ``render(_:options:)-([UInt8],_)``).
+    public static func render(_ data: Data, options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
+        try render(try ArchiveGraph(data: data, options: options), budget: options.maximumExpansionCount)
+    }
+
+    /// JSON for an archive held in `data`, handed to `output` in chunks as it is made (see
+    /// ``render(_:options:output:)-([UInt8],_,_)``).
+    public static func render(_ data: Data, options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
+        try StreamedRendering.run(try ArchiveGraph(data: data, options: options), options: options, output: output) { (graph, budget, sink: inout JSONSink) in render(graph, nodeBudget: budget, into: &sink) }
+    }
+
+    /// JSON for an already validated graph as `rendering` asks (Foundation's values as values,
+    /// plain numbers), stopping with ``ArchiveError/Code/budgetExceeded`` past `budget` nodes.
+    /// `options` bounds the decoding of Foundation's values.
+    public static func render(_ graph: ArchiveGraph, rendering: ArchiveRenderingOptions, options: ArchiveReadingOptions = .default,
+                              budget: Int = .max) throws(ArchiveError) -> String {
+        var sink = JSONSink()
+        guard render(graph, nodeBudget: budget, rendering: rendering, options: options, into: &sink) else {
+            throw StreamedRendering.budgetError(budget)
+        }
+        return String(decoding: sink.out.bytes, as: UTF8.self)
+    }
+
+    /// JSON for an archive as `rendering` asks, handed to `output` in chunks as it is made (see
+    /// ``render(_:options:output:)-([UInt8],_,_)``); what `keyedarchive json` prints.
+    public static func render(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, rendering: ArchiveRenderingOptions,
+                              output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
+        try StreamedRendering.run(bytes, options: options, output: output) { (graph, budget, sink: inout JSONSink) in
+            render(graph, nodeBudget: budget, rendering: rendering, options: options, into: &sink)
+        }
+    }
+
     private static func render(_ graph: ArchiveGraph, nodeBudget: Int) -> String? {
         var sink = JSONSink()
         guard render(graph, nodeBudget: nodeBudget, into: &sink) else { return nil }
         return String(decoding: sink.out.bytes, as: UTF8.self)
     }
 
-    private static func render(_ graph: ArchiveGraph, nodeBudget: Int, into sink: inout JSONSink) -> Bool {
+    private static func render(_ graph: ArchiveGraph, nodeBudget: Int, rendering: ArchiveRenderingOptions = .raw,
+                               options: ArchiveReadingOptions = .default, into sink: inout JSONSink) -> Bool {
+        sink.plainNumbers = rendering.plainNumbers
         sink.out.append("{\n  \"$archiver\": ")
         sink.out.appendJSONString(graph.archiver)
         sink.out.append(",\n  \"$version\": \(graph.version),\n  \"$classes\": {")
@@ -74,7 +113,8 @@ public enum ArchiveJSONRenderer {
         }
         sink.out.append(first ? "},\n  \"$top\": {" : "\n  },\n  \"$top\": {")
         sink.needsComma = [false]
-        guard ArchiveGraphWalker(graph: graph).walk(into: &sink, budget: nodeBudget) else { return false }
+        let interpreter = rendering.foundationValues ? ArchiveFoundationInterpreter(graph: graph, options: options) : nil
+        guard ArchiveGraphWalker(graph: graph, interpreter: interpreter).walk(into: &sink, budget: nodeBudget) else { return false }
         sink.out.append(graph.top.isEmpty ? "}\n}\n" : "\n  }\n}\n")
         return true
     }
@@ -82,6 +122,8 @@ public enum ArchiveJSONRenderer {
 
 private struct JSONSink: RenderingSink {
     var out = RenderBuffer()
+    /// Finite reals as plain JSON numbers (``ArchiveRenderingOptions/plainNumbers``).
+    var plainNumbers = false
 
     mutating func stepFinished() { out.flushIfFull() }
     /// One flag per open JSON container: whether a member was already written in it.
@@ -194,7 +236,9 @@ private struct JSONSink: RenderingSink {
         case .integer(let integer): out.append(integer.description)
         case .real(let real):
             let double = real.doubleValue
-            if double.isFinite {
+            if double.isFinite, plainNumbers {
+                out.append(RenderBuffer.realText(double))
+            } else if double.isFinite {
                 out.append("{\"$real\": \(RenderBuffer.realText(double))}")
             } else {
                 out.append("{\"$real\": \"\(RenderBuffer.realText(double))\"}")
@@ -218,5 +262,41 @@ private struct JSONSink: RenderingSink {
     mutating func reference(_ label: ArchiveWalkLabel, uid: Int, summary: String, depth: Int) {
         member(label, depth: depth)
         out.append("{\"$ref\": \(uid)}")
+    }
+
+    mutating func beginFoundationContainer(_ label: ArchiveWalkLabel, kind: ArchiveWalkContainer, uid: Int, className: String, depth: Int, isEmpty: Bool) {
+        member(label, depth: depth)
+        out.append("{\"$id\": \(uid), \"$class\": ")
+        out.appendJSONString(className)
+        switch kind {
+        case .array: out.append(", \"$array\": [")
+        case .set: out.append(", \"$set\": [")
+        case .dictionary: out.append(", \"$dict\": {")
+        }
+        if isEmpty {
+            out.append(closing(kind: kind, uid: true))
+        } else {
+            needsComma.append(false)
+        }
+        wrapped.append(true)
+    }
+
+    mutating func foundationText(_ label: ArchiveWalkLabel, kind: String, text: String, uid: Int?, depth: Int) {
+        member(label, depth: depth)
+        out.append(uid.map { "{\"$id\": \($0), \"$" } ?? "{\"$")
+        out.append(kind)
+        out.append("\": ")
+        out.appendJSONString(text)
+        out.append("}")
+    }
+
+    mutating func beginNotedInstance(_ label: ArchiveWalkLabel, uid: Int, className: String, classUID: Int, depth: Int, isEmpty: Bool, note: String) {
+        member(label, depth: depth)
+        out.append("{\"$id\": \(uid), \"$class\": ")
+        out.appendJSONString(className)
+        out.append(", \"$note\": ")
+        out.appendJSONString("shown as stored: " + note)
+        out.append(isEmpty ? ", \"fields\": {}}" : ", \"fields\": {")
+        if !isEmpty { needsComma.append(false) }
     }
 }

@@ -167,7 +167,12 @@ enum StreamedRendering {
     ///   `maximumExpansionCount`, after the text made until then.
     static func run<Sink: RenderingSink>(_ bytes: [UInt8], options: ArchiveReadingOptions, output: (ArraySlice<UInt8>) -> Void,
                                          _ render: (ArchiveGraph, Int, inout Sink) -> Bool) throws(ArchiveError) {
-        let graph = try ArchiveGraph(bytes: bytes, options: options)
+        try run(ArchiveGraph(bytes: bytes, options: options), options: options, output: output, render)
+    }
+
+    /// The same for a graph already read.
+    static func run<Sink: RenderingSink>(_ graph: ArchiveGraph, options: ArchiveReadingOptions, output: (ArraySlice<UInt8>) -> Void,
+                                         _ render: (ArchiveGraph, Int, inout Sink) -> Bool) throws(ArchiveError) {
         let budget = options.maximumExpansionCount
         let finished = withoutActuallyEscaping(output) { output in
             var sink = Sink()

@@ -383,7 +383,7 @@ final class ArchiveEncodingSession {
             try body(encoder)
         } catch let failure as ArchiveError {
             failed = true
-            throw failure
+            throw failure.located(keyPath: keyPath, uid: PropertyListUID(UInt64(uid)))
         } catch {
             failed = true
             throw ArchiveError(.modelError, "encode(to:) of \(chain.first?.escapedForMessage ?? "?") threw: \(String(describing: error).escapedForMessage)", keyPath: keyPath,
@@ -456,7 +456,13 @@ final class ArchiveEncodingSession {
     }
 
     private func encodeModel<T: KeyedArchivable>(_ value: T, object: AnyObject?) throws(ArchiveError) -> ArchiveReference {
-        let dynamicType = type(of: value)
+        try encodeModel(ofType: type(of: value), identity: object) { encoder in try value.encode(to: encoder) }
+    }
+
+    /// A model of `dynamicType` (a class instance `identity` found again by identity) whose
+    /// fields `body` writes.
+    @inline(__always)
+    func encodeModel(ofType dynamicType: Any.Type, identity object: AnyObject?, body: (KeyedArchiveEncoder) throws -> Void) throws(ArchiveError) -> ArchiveReference {
         if let object, let known = state.pointee.instanceUIDs[object: ObjectIdentifier(object)] {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))
         }
@@ -474,9 +480,7 @@ final class ArchiveEncodingSession {
             chain = registry.classChain(of: entry)
             addModelType(typeID, chain: chain)
         }
-        return try encodeInstance(chain: chain, identity: object, identityIsNew: object != nil, type: typeID) { encoder in
-            try value.encode(to: encoder)
-        }
+        return try encodeInstance(chain: chain, identity: object, identityIsNew: object != nil, type: typeID, body: body)
     }
 
     // MARK: Conditional references

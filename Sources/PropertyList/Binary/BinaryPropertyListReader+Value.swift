@@ -1,6 +1,6 @@
 extension BinaryPropertyListReader {
     /// Reads a binary property list straight into its value tree, without building the object
-    /// table: the fast path when sharing need not be kept. Validation is the same as ``read(_:options:)``
+    /// table: the fast path when sharing need not be kept. Validation is the same as `read(_:options:)`'s
     /// for everything reachable from the top object.
     public static func readValue(_ bytes: UnsafeRawBufferPointer, options: PropertyListReadingOptions = .default) throws(PropertyListError) -> PropertyListValue {
         var parser = BinaryPropertyListParser(bytes: bytes, options: options)

@@ -125,7 +125,7 @@ public struct XMLPropertyListBuilder: ~Copyable {
         fileprivate let bytes: [UInt8]
     }
 
-    /// Renders `key` as ``addKey(_:depth:)-swift.method`` writes it.
+    /// Renders `key` as `addKey(_:depth:)` writes it.
     public static func keyLine(_ key: String) -> KeyLine {
         var emitter = XMLPropertyListEmitter(maximumDepth: 0, capacity: key.utf8.count &+ 16)
         defer { emitter.out.deallocate() }

@@ -1,0 +1,170 @@
+// What `keyedarchive --version` and `keyedarchive COMMAND --help` print. Each command's help says
+// what it does, its arguments and options, and an example to copy.
+
+extension KeyedArchiveTool {
+    /// The tool's version, printed by `--version`; raised with each release of the package.
+    static let version = "0.1.0"
+
+    static var versionText: String {
+        "keyedarchive \(version) (NSKeyedArchiver archives version 100000; bplist00 and XML property lists)\n"
+    }
+
+    /// The lines after the command list in the top-level help.
+    static let usageFooter = """
+
+        keyedarchive COMMAND --help     what a command does, its options and an example
+        keyedarchive --version          the tool's version
+        FILE is a path, or - for standard input. Exit status: 0 success, 1 faulty or refused input,
+        2 a wrong command line.
+        Documentation: the KeyedArchive and PropertyList DocC catalogs (articles "Getting started",
+        "The security model", "The archive format"), and the package's README and Docs/ folder.
+
+        """
+
+    /// The help for `name`, or nil when no command has that name.
+    static func help(forCommand name: String) -> String? {
+        commands.first { $0.name == name }?.help
+    }
+}
+
+extension PlistCommand {
+    static var help: String {
+        """
+        usage: keyedarchive plist FILE
+
+        Prints any property list, binary (bplist00) or XML, as canonical JSON: dictionaries keep
+        their keys in file order, and dates, data, UIDs and reals that JSON cannot hold exactly are
+        tagged objects (Docs/PlistJSON.md). Works on keyed archives too, showing them as the
+        property lists they are; for their object graph use dump or json.
+
+        arguments:
+          FILE          a binary or XML property list, or - for standard input
+
+        example:
+          keyedarchive plist Fixtures/fleet.plist | jq '."$objects" | length'
+
+        """
+    }
+}
+
+extension ConvertCommand {
+    static var help: String {
+        """
+        usage: keyedarchive convert FILE --to binary|xml [-o OUT] [--force]
+
+        Rewrites a property list in the other format (or its own) in Core Foundation's layout: a
+        file already laid out that way comes out byte-identical. XML keeps less than binary
+        (fractions of a second, -0, 32-bit reals, a leading U+FEFF; Docs/PropertyLists.md): the
+        first value lost is named in a warning, and what XML cannot hold at all is refused.
+
+        options:
+          --to binary|xml   the format to write (required)
+          -o OUT            write to the file OUT (- for standard output); default: standard output
+          --force           write binary to standard output even when it is a terminal (refused
+                            otherwise, as plutil and gzip refuse it)
+
+        examples:
+          keyedarchive convert Fixtures/fleet.plist --to xml
+          keyedarchive convert settings.xml --to binary -o settings.plist
+
+        """
+    }
+}
+
+extension DumpCommand {
+    static var help: String {
+        """
+        usage: keyedarchive dump FILE [--raw]
+
+        Prints a keyed archive's object graph as an indented tree: the classes first, then every
+        object from $top down, in full where first reached and labelled #UID; a later reference to
+        it, or one back into an object still being printed (a cycle), is -> #UID. Output stays
+        linear in the archive's size (Docs/KeyedArchiveFormat.md). Foundation's value objects are
+        shown as their values (NSDate as an ISO-8601 date, NSUUID as its UUID, NSURL resolved,
+        NSDictionary as key: value lines, index sets, NSValue geometry, NSMeasurement with its
+        unit); one that does not read as its value is shown as stored with a note. For a plain
+        property list use plist.
+
+        arguments:
+          FILE          a binary or XML keyed archive, or - for standard input
+        options:
+          --raw         show every object's fields as stored, Foundation's included
+
+        example:
+          keyedarchive dump Fixtures/fleet.plist
+
+        """
+    }
+}
+
+extension JSONCommand {
+    static var help: String {
+        """
+        usage: keyedarchive json FILE [--raw] [--plain-numbers]
+
+        Prints a keyed archive's object graph as JSON: each object in full where first reached,
+        with "$id" its UID and "$class" its class, later references as {"$ref": UID}; scalars as
+        plist prints them (Docs/KeyedArchiveFormat.md). Foundation's value objects are shown as
+        values, as dump shows them ({"$uuid": "…"}, {"$url": "…"}, an NSDictionary's "$dict").
+
+        arguments:
+          FILE          a binary or XML keyed archive, or - for standard input
+        options:
+          --raw         show every object's fields as stored, Foundation's included
+          --plain-numbers   reals as plain JSON numbers ({"$real": 2.5} becomes 2.5) where finite
+
+        example:
+          keyedarchive json Fixtures/fleet.plist --plain-numbers | jq '."$top".root'
+
+        """
+    }
+}
+
+extension ValidateCommand {
+    static var help: String {
+        """
+        usage: keyedarchive validate FILE --allow NAME[,NAME…] [--strict] [--primitives KIND,…|none]
+
+        Checks every object reachable from $top against an allowlist of class names, as an
+        ArchiveRegistry would before decoding: prints one line per refused object (class chain,
+        key path, UID, the --allow that would admit it) and exits 0 only when all are admitted.
+        Foundation's value classes (NSString, NSArray, NSDictionary, NSDate, NSURL, NSUUID,
+        NSValue, …) are admitted as ArchiveRegistry() admits them, unless --strict.
+
+        options:
+          --allow NAMES     your classes to admit, comma-separated (--allow '' for none)
+          --strict          admit only the classes listed, Foundation's included
+          --primitives KINDS  the plain values admitted: strings, integers, reals, booleans,
+                            data, dates (comma-separated), or none; default all
+
+        examples:
+          keyedarchive validate Fixtures/fleet.plist --allow Pilot,Airplane,PoweredAirplane,Glider
+          keyedarchive validate Fixtures/fleet.plist --strict --allow Pilot,Airplane,NSArray
+
+        """
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import KeyedArchive
+import PropertyList
+
+/// Binary bytes on a terminal are noise at best and terminal commands at worst, so, as `plutil`
+/// and `gzip` do, `convert --to binary` writes them to standard output only when it is not a
+/// terminal, when asked with `-o -`, or with `--force`.
+func refuseBinaryToTerminal(_ isBinary: Bool, outputPath: String?, force: Bool) throws(UsageError) {
+    guard isBinary, outputPath == nil, !force, isatty(STDOUT_FILENO) == 1 else { return }
+    throw UsageError(message: "not writing a binary property list to a terminal: give -o OUT, -o - or --force, or redirect standard output")
+}
+
+/// For a `dump` or `json` of a property list that is not a keyed archive: the command that
+/// reads it. Empty for any other fault.
+func plainPropertyListHint(_ error: ArchiveError, bytes: [UInt8], path: String) -> String {
+    guard error.code == .invalidArchiveHeader, let value = try? PropertyListCodec.decode(bytes) else { return "" }
+    if case .dictionary(let root) = value, root["$archiver"] != nil { return "" }
+    return " — it is a plain property list, not a keyed archive: keyedarchive plist \(path.hasPrefix("-") && path != "-" ? "./" : "")\(path) prints it"
+}

@@ -1,0 +1,112 @@
+import Foundation
+import PropertyList
+import Testing
+@testable import KeyedArchive
+
+/// `Data` in and out, against Foundation on Linux: archives Foundation's `NSKeyedArchiver` made
+/// are read from its `encodedData` as it is, and `archivedData` opens with its
+/// `NSKeyedUnarchiver`. Slices with a non-zero start check that the readers take the `Data`'s
+/// own bytes, wherever they begin.
+@Suite struct DataEntryPointTests {
+    /// Foundation's archive of the acyclic fleet, as `Data`.
+    static func foundationFleet(_ format: PropertyListSerialization.PropertyListFormat) -> Data {
+        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+        archiver.outputFormat = format
+        archiver.encode(FPilot.makePilots(withOwners: false) as NSArray, forKey: NSKeyedArchiveRootObjectKey)
+        archiver.finishEncoding()
+        return archiver.encodedData
+    }
+
+    /// The same bytes in a `Data` that is a slice of a larger one (its indices start at 5).
+    static func slice(_ data: Data) -> Data {
+        let padded = Data([1, 2, 3, 4, 5]) + data + Data([9, 9])
+        return padded[5..<(5 + data.count)]
+    }
+
+    @Test(arguments: [PropertyListSerialization.PropertyListFormat.binary, .xml])
+    func unarchiveTakesData(format: PropertyListSerialization.PropertyListFormat) throws {
+        let data = Self.foundationFleet(format)
+        // The README's fleet archive, the shape the binary fast reader takes, from a slice.
+        let ours = try Data(contentsOf: ArchiveFixtures.projectFixtures.appendingPathComponent("fleet.plist"))
+        #expect(BinaryArchiveTable.read([UInt8](Self.slice(ours)), options: .default) != nil)
+        let fromData = try KeyedUnarchiver.unarchive([Pilot].self, from: Self.slice(ours), registry: Fleet.registry)
+        let fromArray = try KeyedUnarchiver.unarchive([Pilot].self, from: [UInt8](ours), registry: Fleet.registry)
+        #expect(!fromData.isEmpty && fromData.map(\.name) == fromArray.map(\.name))
+        #expect(fromData.map { $0.airplanes.map(\.registrationNumber) } == fromArray.map { $0.airplanes.map(\.registrationNumber) })
+        for input in [data, Self.slice(data)] {
+            let pilots = try KeyedUnarchiver.unarchive([Pilot].self, from: input, registry: FoundationInteropTests.mirrorRegistry)
+            #expect(pilots.map(\.name) == ["Amelia", "Bessie"])
+            #expect(pilots[0].airplanes[1] === pilots[1].airplanes[0])
+            let unarchiver = try KeyedUnarchiver(data: input, registry: FoundationInteropTests.mirrorRegistry)
+            #expect(try unarchiver.decode([Pilot].self).map(\.notes) == [["medical": "class 2", "rating": "SEP"], [:]])
+            #expect(try unarchiver.graph.objects.count == ArchiveGraph(data: input).objects.count)
+        }
+    }
+
+    /// A fault in `Data` is reported as for the same bytes in an array.
+    @Test func faultsInDataMatchFaultsInArrays() throws {
+        var bytes = [UInt8](Self.foundationFleet(.binary))
+        bytes[bytes.count - 40] ^= 0xFF
+        func failure(_ body: () throws(ArchiveError) -> Void) -> ArchiveError? {
+            do { try body(); return nil } catch { return error }
+        }
+        let fromArray = failure { () throws(ArchiveError) in _ = try KeyedUnarchiver.unarchive([Pilot].self, from: bytes, registry: FoundationInteropTests.mirrorRegistry) }
+        let fromData = failure { () throws(ArchiveError) in _ = try KeyedUnarchiver.unarchive([Pilot].self, from: Self.slice(Data(bytes)), registry: FoundationInteropTests.mirrorRegistry) }
+        #expect(fromArray != nil)
+        #expect(fromArray?.description == fromData?.description)
+    }
+
+    @Test(arguments: [ArchiveFormat.binary, .xml])
+    func archivedDataOpensWithFoundation(format: ArchiveFormat) throws {
+        let pilots = Fleet.makePilots()
+        for pilot in pilots { for airplane in pilot.airplanes { airplane.owner = nil } }
+        let data: Data = try KeyedArchiver.archivedData(pilots, registry: FoundationInteropTests.writingAsMirrors, format: format)
+        #expect(data == Data(try KeyedArchiver.archive(pilots, registry: FoundationInteropTests.writingAsMirrors, format: format)))
+        let decoded = try NSKeyedUnarchiver.unarchivedObject(ofClasses: FPilot.allowedClasses, from: data) as? [FPilot]
+        let fleet = try #require(decoded)
+        #expect(fleet.map(\.name) == ["Amelia", "Bessie"])
+        #expect(fleet[1].airplanes.first === fleet[0].airplanes.last)
+
+        let archiver = KeyedArchiver(registry: FoundationInteropTests.writingAsMirrors)
+        try archiver.encode(pilots)
+        #expect(try archiver.finishData(format: format) == data)
+    }
+
+    /// The renderers and the property-list readers read `Data` as they read the same bytes.
+    @Test func renderersAndPlistReadersTakeData() throws {
+        let data = Self.foundationFleet(.binary)
+        let bytes = [UInt8](data)
+        let graph = try ArchiveGraph(bytes: bytes)
+        #expect(try ArchiveDumper.dump(Self.slice(data)) == ArchiveDumper.dump(graph))
+        #expect(try ArchiveJSONRenderer.render(Self.slice(data)) == ArchiveJSONRenderer.render(graph))
+        var streamed: [UInt8] = []
+        try ArchiveDumper.dump(Self.slice(data)) { streamed += $0 }
+        #expect(String(decoding: streamed, as: UTF8.self) == ArchiveDumper.dump(graph))
+        streamed = []
+        try ArchiveJSONRenderer.render(Self.slice(data)) { streamed += $0 }
+        #expect(String(decoding: streamed, as: UTF8.self) == ArchiveJSONRenderer.render(graph))
+
+        // The property-list readers, against Foundation's PropertyListSerialization.
+        let plist: [String: Any] = ["name": "Amelia", "hours": 12_400, "tags": ["SEP", "TMG"]]
+        for format in [PropertyListSerialization.PropertyListFormat.binary, .xml] {
+            let file = try PropertyListSerialization.data(fromPropertyList: plist, format: format, options: 0)
+            let expected: PropertyListValue = ["hours": 12_400, "name": "Amelia", "tags": ["SEP", "TMG"]]
+            #expect(CodableBridgeTests.canonical(try PropertyListCodec.decode(Self.slice(file))) == expected)
+            #expect(PropertyListCodec.detectFormat(Self.slice(file)) == (format == .binary ? .binary : .xml))
+            switch try PropertyListCodec.readFile(Self.slice(file)) {
+            case .binary(let document):
+                #expect(format == .binary)
+                #expect(CodableBridgeTests.canonical(try document.value()) == expected)
+            case .xml(let document):
+                #expect(format == .xml)
+                #expect(CodableBridgeTests.canonical(document.value) == expected)
+            }
+            if format == .xml {
+                #expect(CodableBridgeTests.canonical(try XMLPropertyListReader.read(Self.slice(file)).value) == expected)
+            }
+            let written = try PropertyListCodec.encodedData(expected, format: format == .binary ? .binary : .xml)
+            let back = try PropertyListSerialization.propertyList(from: written, format: nil) as? NSDictionary
+            #expect(back == plist as NSDictionary)
+        }
+    }
+}
