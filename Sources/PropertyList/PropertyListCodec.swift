@@ -1,14 +1,19 @@
 /// The two encodings a property list can have on disk.
 public enum PropertyListFormat: String, Hashable, Sendable, CaseIterable {
+    /// Apple's binary format (`bplist00`): compact, and what keyed archives usually are.
     case binary
+    /// The XML format (`<plist version="1.0">`): readable text; it cannot hold sets.
     case xml
 }
 
 /// A parsed property-list file of either format, keeping what a faithful rewrite needs.
 public enum PropertyListFile: Sendable {
+    /// A binary file, with its object table and layout.
     case binary(BinaryPropertyListDocument)
+    /// An XML file, with its value and DOCTYPE.
     case xml(XMLPropertyListDocument)
 
+    /// The file's format.
     public var format: PropertyListFormat {
         switch self {
         case .binary: return .binary
@@ -53,6 +58,7 @@ public enum PropertyListCodec {
         }
     }
 
+    /// Reads a file of either format from `bytes`, keeping its object table (binary) or DOCTYPE (XML).
     public static func readFile(_ bytes: [UInt8], options: PropertyListReadingOptions = .default) throws(PropertyListError) -> PropertyListFile {
         let result: Result<PropertyListFile, PropertyListError> = bytes.withUnsafeBytes { buffer in
             do throws(PropertyListError) { return .success(try readFile(buffer, options: options)) } catch { return .failure(error) }
@@ -71,6 +77,7 @@ public enum PropertyListCodec {
         }
     }
 
+    /// The value held by `bytes` in either format.
     public static func decode(_ bytes: [UInt8], options: PropertyListReadingOptions = .default) throws(PropertyListError) -> PropertyListValue {
         let result: Result<PropertyListValue, PropertyListError> = bytes.withUnsafeBytes { buffer in
             do throws(PropertyListError) { return .success(try decode(buffer, options: options)) } catch { return .failure(error) }

@@ -5,10 +5,14 @@
 /// file says. Duplicate keys (possible in a hand-made binary file) are kept as entries; lookup
 /// returns the last one, which is what Core Foundation's readers do.
 public struct PropertyListDictionary: Hashable, Sendable, RandomAccessCollection {
+    /// One key and its value, at its position in the dictionary.
     public struct Entry: Hashable, Sendable {
+        /// The entry's key.
         public var key: String
+        /// The entry's value.
         public var value: PropertyListValue
 
+        /// An entry of `key` and `value`.
         public init(key: String, value: PropertyListValue) {
             self.key = key
             self.value = value
@@ -19,6 +23,7 @@ public struct PropertyListDictionary: Hashable, Sendable, RandomAccessCollection
         }
     }
 
+    /// The entries in file order, duplicate keys included.
     public private(set) var entries: [Entry]
 
     /// Large dictionaries get a hash index so that lookups stay O(1); small ones scan, which is
@@ -26,20 +31,24 @@ public struct PropertyListDictionary: Hashable, Sendable, RandomAccessCollection
     private var index: [ExactString: Int]?
     private static let indexThreshold = 24
 
+    /// An empty dictionary.
     public init() {
         entries = []
         index = nil
     }
 
+    /// A dictionary of `entries`, in that order (duplicate keys are kept).
     public init(entries: [Entry]) {
         self.entries = entries
         rebuildIndexIfNeeded()
     }
 
+    /// A dictionary of `pairs`, in the order written, e.g. `PropertyListDictionary(["name": "Ada", "age": 36])`.
     public init(_ pairs: KeyValuePairs<String, PropertyListValue>) {
         self.init(entries: pairs.map { Entry(key: $0.key, value: $0.value) })
     }
 
+    /// A dictionary of the key–value pairs of `pairs`, in sequence order.
     public init<S: Sequence>(pairs: S) where S.Element == (String, PropertyListValue) {
         self.init(entries: pairs.map { Entry(key: $0.0, value: $0.1) })
     }
@@ -60,7 +69,9 @@ public struct PropertyListDictionary: Hashable, Sendable, RandomAccessCollection
     public var endIndex: Int { entries.endIndex }
     public subscript(position: Int) -> Entry { entries[position] }
 
+    /// The keys in entry order (a duplicated key appears once per entry).
     public var keys: [String] { entries.map(\.key) }
+    /// The values in entry order.
     public var values: [PropertyListValue] { entries.map(\.value) }
 
     /// Position of the entry that lookup by `key` returns (the last one with that key).
@@ -152,6 +163,7 @@ public struct PropertyListDictionary: Hashable, Sendable, RandomAccessCollection
         if keyChanged { rebuildIndexIfNeeded() }
     }
 
+    /// Reserves room for `count` entries, for a caller that knows how many it will append.
     public mutating func reserveCapacity(_ count: Int) {
         entries.reserveCapacity(count)
     }

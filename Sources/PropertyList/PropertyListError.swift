@@ -4,6 +4,7 @@
 /// breaking exhaustive `switch`es in client code; errors compare equal by code and location,
 /// and tests should assert codes, not message text.
 public struct PropertyListError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable name for a kind of fault, to assert on and switch over; its raw value is the name.
     public struct Code: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
@@ -54,6 +55,7 @@ public struct PropertyListError: Error, Hashable, Sendable, CustomStringConverti
 
     /// Where in the input the fault was found.
     public enum Location: Hashable, Sendable, CustomStringConvertible {
+        /// No position is known (a writer's error, or one about the whole input).
         case none
         /// Byte offset from the start of a binary file.
         case byteOffset(Int)
@@ -69,11 +71,14 @@ public struct PropertyListError: Error, Hashable, Sendable, CustomStringConverti
         }
     }
 
+    /// What kind of fault this is.
     public let code: Code
+    /// Where in the input it was found.
     public let location: Location
     /// A human-readable explanation: what was expected and what was found.
     public let message: String
 
+    /// An error of kind `code`, explained by `message`, found at `location`.
     public init(_ code: Code, _ message: String, at location: Location = .none) {
         self.code = code
         self.message = message

@@ -59,6 +59,7 @@ public struct PropertyListInteger: Hashable, Sendable, CustomStringConvertible {
         int64Value.flatMap { Int(exactly: $0) }
     }
 
+    /// Whether the value is below zero.
     public var isNegative: Bool { high < 0 }
 
     /// Exact decimal text over the whole 128-bit range.

@@ -17,7 +17,9 @@ public struct PropertyListReadingOptions: Hashable, Sendable {
     /// Default 64 Mi values.
     public var maximumExpandedValueCount: Int = 64 << 20
 
+    /// The default limits, as listed on each property.
     public init() {}
 
+    /// The default limits, as listed on each property.
     public static let `default` = PropertyListReadingOptions()
 }

@@ -5,7 +5,9 @@
 /// Equality and hashing compare bit patterns, so NaN equals itself and `-0.0` differs from `0.0`:
 /// a lossless model must tell them apart.
 public enum PropertyListReal: Hashable, Sendable, CustomStringConvertible {
+    /// A 32-bit float (`0x22` marker in a binary plist).
     case float32(Float)
+    /// A 64-bit double (`0x23` marker), the width of every real in an XML plist.
     case float64(Double)
 
     /// The value widened to `Double`.
@@ -16,6 +18,7 @@ public enum PropertyListReal: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether the real is stored as a 32-bit float.
     public var is32Bit: Bool {
         if case .float32 = self { return true }
         return false
@@ -46,8 +49,10 @@ public enum PropertyListReal: Hashable, Sendable, CustomStringConvertible {
 /// A date as a property list stores it: seconds since 2001-01-01T00:00:00Z (the Core
 /// Foundation reference date), as a 64-bit float. Compared by bit pattern, like ``PropertyListReal``.
 public struct PropertyListDate: Hashable, Sendable, CustomStringConvertible {
+    /// Seconds since 2001-01-01T00:00:00Z, negative before it.
     public let secondsSinceReferenceDate: Double
 
+    /// A date `secondsSinceReferenceDate` seconds after 2001-01-01T00:00:00Z.
     public init(secondsSinceReferenceDate: Double) {
         self.secondsSinceReferenceDate = secondsSinceReferenceDate
     }
@@ -55,6 +60,7 @@ public struct PropertyListDate: Hashable, Sendable, CustomStringConvertible {
     /// Seconds between 1970-01-01 and 2001-01-01.
     public static let unixEpochOffset: Double = 978_307_200
 
+    /// A date `secondsSince1970` seconds after 1970-01-01T00:00:00Z (a Unix timestamp).
     public init(secondsSince1970: Double) {
         self.init(secondsSinceReferenceDate: secondsSince1970 - Self.unixEpochOffset)
     }
@@ -72,8 +78,10 @@ public struct PropertyListDate: Hashable, Sendable, CustomStringConvertible {
 
 /// A keyed-archive object reference (`CF$UID`): an index into the archive's `$objects` array.
 public struct PropertyListUID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The index into `$objects` the UID refers to.
     public let value: UInt64
 
+    /// A UID referring to index `value`; writers refuse one above ``maximumValue``.
     public init(_ value: UInt64) { self.value = value }
 
     public static func < (lhs: PropertyListUID, rhs: PropertyListUID) -> Bool { lhs.value < rhs.value }

@@ -4,14 +4,23 @@
 /// order, and the UID type of keyed archives. Equality is exact (reals by bit pattern), so a
 /// value read and written back compares equal only if nothing was lost.
 public enum PropertyListValue: Hashable, Sendable {
+    /// A string (`<string>`, or an ASCII or UTF-16 string object in a binary plist).
     case string(String)
+    /// An integer, with the storage form the file used (see ``PropertyListInteger``).
     case integer(PropertyListInteger)
+    /// A floating-point number, 32- or 64-bit as stored (see ``PropertyListReal``).
     case real(PropertyListReal)
+    /// A boolean (`<true/>` or `<false/>`).
     case bool(Bool)
+    /// A date, kept as seconds since 2001-01-01 as the file stores it.
     case date(PropertyListDate)
+    /// Raw bytes (`<data>`, base64 in XML).
     case data([UInt8])
+    /// A UID: a keyed archive's reference to an object in its `$objects` array.
     case uid(PropertyListUID)
+    /// An ordered array of values.
     case array([PropertyListValue])
+    /// A dictionary with string keys, in the order the file lists them.
     case dictionary(PropertyListDictionary)
     /// A binary-plist set (`0xC` marker). Core Foundation can read these but never writes them;
     /// they have no XML form.
@@ -65,6 +74,7 @@ public enum PropertyListValue: Hashable, Sendable {
         return true
     }
 
+    /// Hashes consistently with `==` (exact, order-sensitive), without recursion.
     public func hash(into hasher: inout Hasher) {
         var pending: [PropertyListValue] = [self]
         while let value = pending.popLast() {
@@ -113,18 +123,23 @@ extension PropertyListValue {
     /// ``kindName`` with its article ("an integer", "a string"), for messages.
     public var kindNameWithArticle: String { withArticle(kindName) }
 
+    /// The string, or nil when the value is not a string.
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
+    /// The integer, or nil when the value is not an integer.
     public var integerValue: PropertyListInteger? {
         if case .integer(let value) = self { return value }
         return nil
     }
 
+    /// The integer as `Int64`; nil when not an integer or out of `Int64` range.
     public var int64Value: Int64? { integerValue?.int64Value }
+    /// The integer as `UInt64`; nil when not an integer or out of `UInt64` range (negative).
     public var uint64Value: UInt64? { integerValue?.uint64Value }
+    /// The integer as `Int`; nil when not an integer or out of `Int` range.
     public var intValue: Int? { integerValue?.intValue }
 
     /// A real's value widened to `Double` (integers are not converted: ask for them explicitly).
@@ -133,36 +148,43 @@ extension PropertyListValue {
         return nil
     }
 
+    /// The boolean, or nil when the value is not a boolean.
     public var boolValue: Bool? {
         if case .bool(let value) = self { return value }
         return nil
     }
 
+    /// The date, or nil when the value is not a date.
     public var dateValue: PropertyListDate? {
         if case .date(let value) = self { return value }
         return nil
     }
 
+    /// The bytes, or nil when the value is not data.
     public var dataValue: [UInt8]? {
         if case .data(let value) = self { return value }
         return nil
     }
 
+    /// The UID, or nil when the value is not a UID.
     public var uidValue: PropertyListUID? {
         if case .uid(let value) = self { return value }
         return nil
     }
 
+    /// The elements, or nil when the value is not an array (a set is not an array: see ``setValue``).
     public var arrayValue: [PropertyListValue]? {
         if case .array(let value) = self { return value }
         return nil
     }
 
+    /// The dictionary, or nil when the value is not a dictionary.
     public var dictionaryValue: PropertyListDictionary? {
         if case .dictionary(let value) = self { return value }
         return nil
     }
 
+    /// The elements of a binary-plist set, or nil when the value is not a set.
     public var setValue: [PropertyListValue]? {
         if case .set(let value) = self { return value }
         return nil
@@ -179,8 +201,11 @@ extension PropertyListValue {
         return elements[index]
     }
 
+    /// An `.integer` holding `value`.
     public static func int(_ value: Int) -> PropertyListValue { .integer(PropertyListInteger(Int64(value))) }
+    /// A 64-bit `.real` holding `value`.
     public static func double(_ value: Double) -> PropertyListValue { .real(.float64(value)) }
+    /// A 32-bit `.real` holding `value` (written back as a 4-byte real in binary plists).
     public static func float(_ value: Float) -> PropertyListValue { .real(.float32(value)) }
 }
 

@@ -7,6 +7,7 @@ extension BinaryPropertyListReader {
         return try parser.parseValueTree()
     }
 
+    /// Reads a binary property list from `bytes` straight into its value tree (see the buffer variant).
     public static func readValue(_ bytes: [UInt8], options: PropertyListReadingOptions = .default) throws(PropertyListError) -> PropertyListValue {
         let result: Result<PropertyListValue, PropertyListError> = bytes.withUnsafeBytes { buffer in
             do throws(PropertyListError) { return .success(try readValue(buffer, options: options)) } catch { return .failure(error) }

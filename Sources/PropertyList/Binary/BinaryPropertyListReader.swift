@@ -12,6 +12,7 @@ public enum BinaryPropertyListReader {
         return try parser.parseDocument()
     }
 
+    /// Reads a binary property list from `bytes`, keeping its object table and layout.
     public static func read(_ bytes: [UInt8], options: PropertyListReadingOptions = .default) throws(PropertyListError) -> BinaryPropertyListDocument {
         let result: Result<BinaryPropertyListDocument, PropertyListError> = bytes.withUnsafeBytes { buffer in
             do throws(PropertyListError) {

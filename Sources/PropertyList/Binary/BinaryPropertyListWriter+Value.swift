@@ -67,6 +67,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         fileprivate let end: Int
     }
 
+    /// Bytes per object reference in the file being built (1 to 8).
     public private(set) var referenceSize: Int
     let maximumDepth: Int
     let maximumObjectCount: Int
@@ -194,6 +195,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         return ContainerSlots(number: number, next: start, end: sink.count)
     }
 
+    /// Writes a string object, or returns the number of an equal string already written.
     public mutating func addString(_ string: String) throws(PropertyListError) -> Int {
         // Front cache on the string's own bits: equal bits are the same small string or the
         // same storage, hence equal text, so a hit needs no hashing of the text. Dictionary
@@ -231,6 +233,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         return number
     }
 
+    /// Writes an integer object, or returns the number of an equal integer already written.
     public mutating func addInteger(_ integer: PropertyListInteger) throws(PropertyListError) -> Int {
         if let existing = integers.existingOrInsert(integer, number: offsets.count) { return existing }
         let number = try begin()
@@ -246,6 +249,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         return number
     }
 
+    /// Writes a real object at its width, or returns the number of an equal real already written.
     public mutating func addReal(_ real: PropertyListReal) throws(PropertyListError) -> Int {
         if let existing = reals.existingOrInsert(real, number: offsets.count) { return existing }
         let number = try begin()
@@ -260,6 +264,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         return number
     }
 
+    /// Writes a date object, or returns the number of an equal date already written.
     public mutating func addDate(_ date: PropertyListDate) throws(PropertyListError) -> Int {
         if let existing = dates.existingOrInsert(date, number: offsets.count) { return existing }
         let number = try begin()
@@ -268,6 +273,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         return number
     }
 
+    /// Writes a data object, or returns the number of equal bytes already written.
     public mutating func addData(_ bytes: [UInt8]) throws(PropertyListError) -> Int {
         if let existing = datas.existingOrInsert(bytes, number: offsets.count) { return existing }
         let number = try begin()
@@ -276,6 +282,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         return number
     }
 
+    /// Writes a boolean, appended again on every call as Core Foundation does; returns the first one's number.
     public mutating func addBool(_ flag: Bool) throws(PropertyListError) -> Int {
         // Core Foundation's booleans are singletons that it appends on every visit; later
         // copies are never referenced, but they are in Apple's files, so they are in ours.
@@ -291,6 +298,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
         return number
     }
 
+    /// Writes a UID object, appended on every call (UIDs are not shared); throws if it exceeds ``PropertyListUID/maximumValue``.
     public mutating func addUID(_ uid: PropertyListUID) throws(PropertyListError) -> Int {
         try PropertyListUID.checkReadable(uid)
         let number = try begin()

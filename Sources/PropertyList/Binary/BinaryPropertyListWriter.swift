@@ -17,6 +17,7 @@ public struct BinaryPropertyListWriter: Sendable {
         case minimal
     }
 
+    /// How wide the offset-table entries are; ``matching(_:)`` picks the rule a read file used.
     public var offsetSizeRule: OffsetSizeRule = .powerOfTwo
     /// Share booleans and UIDs like strings instead of re-appending them (one 2008 nib's writer did this).
     public var uniquesBooleansAndUIDs = false
@@ -26,6 +27,7 @@ public struct BinaryPropertyListWriter: Sendable {
     /// hand-built document is bounded here.
     public var maximumObjectCount = PropertyListReadingOptions.default.maximumObjectCount
 
+    /// A writer with current Core Foundation's settings.
     public init() {}
 
     /// The writer settings that reproduce a file read by ``BinaryPropertyListReader``: the era

@@ -17,6 +17,7 @@ public struct PropertyListValueDecoder: Sendable {
     /// Handed to every `init(from:)` as the decoder's `userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 
+    /// A decoder with an empty ``userInfo``.
     public init() {}
 
     /// - Throws: `DecodingError` for a value that does not fit `T`, and `dataCorrupted` with a

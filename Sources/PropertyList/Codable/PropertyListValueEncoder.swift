@@ -26,6 +26,7 @@ public struct PropertyListValueEncoder: Sendable {
     /// Handed to every `encode(to:)` as the encoder's `userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 
+    /// An encoder with an empty ``userInfo``.
     public init() {}
 
     /// - Throws: `EncodingError.invalidValue` when the value encodes nothing at all or uses a

@@ -46,6 +46,7 @@ public enum PropertyListJSONRenderer {
         try result.get()
     }
 
+    /// The JSON text of ``render(_:maximumDepth:maximumByteCount:)`` as a `String`, with the default limits.
     public static func renderString(_ value: PropertyListValue) throws(PropertyListError) -> String {
         String(decoding: try render(value), as: UTF8.self)
     }

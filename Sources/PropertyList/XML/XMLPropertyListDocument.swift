@@ -12,9 +12,12 @@ public enum XMLPropertyListDoctype: Hashable, Sendable {
 /// Writing `value` with `XMLPropertyListWriter(doctype: doctype)` reproduces any file Core
 /// Foundation wrote byte for byte.
 public struct XMLPropertyListDocument: Hashable, Sendable {
+    /// The file's top value.
     public var value: PropertyListValue
+    /// The DOCTYPE line the file had.
     public var doctype: XMLPropertyListDoctype
 
+    /// A document of `value` with the DOCTYPE `doctype` (today's by default).
     public init(value: PropertyListValue, doctype: XMLPropertyListDoctype = .modern) {
         self.value = value
         self.doctype = doctype

@@ -15,10 +15,12 @@ import Musl
 /// UIDs as `{CF$UID: n}` dictionaries. A document read by ``XMLPropertyListReader`` and written
 /// back with its ``XMLPropertyListDocument/doctype`` reproduces the file.
 public struct XMLPropertyListWriter: Sendable {
+    /// The DOCTYPE line written: ``XMLPropertyListDoctype/modern`` unless reproducing an old file.
     public var doctype: XMLPropertyListDoctype
     /// Deepest container nesting written. Default 512, the deepest Core Foundation reads back.
     public var maximumDepth = PropertyListReadingOptions.default.maximumDepth
 
+    /// A writer of the DOCTYPE `doctype`, today's by default.
     public init(doctype: XMLPropertyListDoctype = .modern) {
         self.doctype = doctype
     }
