@@ -7,6 +7,7 @@ import PropertyList
 ///
 /// Keys are stored exactly as given (no `$` escaping), in the order given.
 public final class ArchiveGenericObject: ArchiveObjectEncodable {
+    /// How one field of the object is stored.
     public enum Field {
         /// A value stored inline in the object (numbers, booleans, inline bytes).
         case inline(PropertyListValue)
@@ -20,8 +21,10 @@ public final class ArchiveGenericObject: ArchiveObjectEncodable {
 
     /// `$classes`, the class name first.
     public let classes: [String]
+    /// The fields, by stored key, written in this order.
     public var fields: [(key: String, value: Field)]
 
+    /// An object archived with the `$classes` chain `classes` (class name first) and `fields`.
     public init(classes: [String], fields: [(key: String, value: Field)] = []) {
         self.classes = classes
         self.fields = fields
@@ -61,6 +64,7 @@ public final class ArchiveGenericObject: ArchiveObjectEncodable {
 /// the same `ArchiveSharedValue` refers to one `$objects` entry. (A Swift `String` has no
 /// identity, so encoding one twice may store it twice under ``ArchiveWritingOptions/Sharing/appleInstances``.)
 public final class ArchiveSharedValue: ArchiveObjectEncodable {
+    /// The value stored in the shared object.
     public let value: PropertyListValue
 
     /// - Parameter value: a string, integer, real, boolean or data value.

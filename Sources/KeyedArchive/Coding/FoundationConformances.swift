@@ -174,6 +174,7 @@ extension UUID: ArchiveObjectCodable {
 
 /// `NSNull`: a placeholder object (an array cannot hold nil, so Foundation stores this instead).
 public struct ArchiveNull: ArchiveObjectCodable, Hashable, Sendable {
+    /// The null placeholder.
     public init() {}
 
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {

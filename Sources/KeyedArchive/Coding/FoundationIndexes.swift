@@ -186,6 +186,7 @@ public struct ArchiveIndexSet: Hashable, Sendable {
     /// sets it from the archived class. Not part of equality.
     public var archivesAsMutable: Bool
 
+    /// An empty set, archived as `NSMutableIndexSet` when `archivesAsMutable` is true.
     public init(archivesAsMutable: Bool = false) {
         self.archivesAsMutable = archivesAsMutable
     }
@@ -212,8 +213,10 @@ public struct ArchiveIndexSet: Hashable, Sendable {
     /// `0..<Int.max`).
     public var count: Int { ranges.reduce(0) { $0 + $1.count } }
 
+    /// Whether the set holds no integer.
     public var isEmpty: Bool { ranges.isEmpty }
 
+    /// Whether the set holds `integer`, by binary search over the ranges.
     public func contains(_ integer: Int) -> Bool {
         let position = firstRange(endingAfter: integer)
         return position < ranges.count && ranges[position].contains(integer)
@@ -270,7 +273,9 @@ public struct ArchiveIndexSet: Hashable, Sendable {
 
     public func hash(into hasher: inout Hasher) { hasher.combine(ranges) }
 
+    /// The `$classes` of an `NSIndexSet`.
     public static var indexSetClasses: [String] { FoundationClass.indexSet.archivedChain }
+    /// The `$classes` of an `NSMutableIndexSet`.
     public static let mutableIndexSetClasses = ["NSMutableIndexSet", "NSIndexSet", "NSObject"]
 }
 
@@ -370,6 +375,7 @@ public struct ArchiveOrderedSet<Element: Hashable>: Hashable, RandomAccessCollec
     /// decoding sets it from the archived class. Not part of equality.
     public var archivesAsMutable: Bool
 
+    /// An empty set, archived as `NSMutableOrderedSet` when `archivesAsMutable` is true.
     public init(archivesAsMutable: Bool = false) {
         self.archivesAsMutable = archivesAsMutable
     }
@@ -397,6 +403,7 @@ public struct ArchiveOrderedSet<Element: Hashable>: Hashable, RandomAccessCollec
         return true
     }
 
+    /// Whether the set holds `element`, by hash lookup.
     public func contains(_ element: Element) -> Bool { members.contains(element) }
 
     public var startIndex: Int { elements.startIndex }
@@ -407,8 +414,10 @@ public struct ArchiveOrderedSet<Element: Hashable>: Hashable, RandomAccessCollec
 
     public func hash(into hasher: inout Hasher) { hasher.combine(elements) }
 
+    /// The `$classes` of an `NSOrderedSet`.
     public static var orderedSetClasses: [String] { FoundationClass.orderedSet.archivedChain }
     // Computed: a generic type has no stored static properties.
+    /// The `$classes` of an `NSMutableOrderedSet`.
     public static var mutableOrderedSetClasses: [String] { ["NSMutableOrderedSet", "NSOrderedSet", "NSObject"] }
 }
 

@@ -18,9 +18,12 @@ import PropertyList
 
 /// A point, as `NSValue` archives `NSPoint` / `CGPoint`.
 public struct ArchivePoint: Hashable, Sendable {
+    /// The horizontal coordinate.
     public var x: Double
+    /// The vertical coordinate.
     public var y: Double
 
+    /// The point (`x`, `y`).
     public init(x: Double, y: Double) {
         self.x = x
         self.y = y
@@ -29,9 +32,12 @@ public struct ArchivePoint: Hashable, Sendable {
 
 /// A size, as `NSValue` archives `NSSize` / `CGSize`.
 public struct ArchiveSize: Hashable, Sendable {
+    /// The horizontal extent.
     public var width: Double
+    /// The vertical extent.
     public var height: Double
 
+    /// A size of `width` by `height`.
     public init(width: Double, height: Double) {
         self.width = width
         self.height = height
@@ -41,14 +47,18 @@ public struct ArchiveSize: Hashable, Sendable {
 /// A rectangle, as `NSValue` archives `NSRect` / `CGRect`: an origin and a size, stored as given
 /// (a negative width is kept, not standardized).
 public struct ArchiveRect: Hashable, Sendable {
+    /// The rectangle's origin.
     public var origin: ArchivePoint
+    /// The rectangle's size, possibly negative.
     public var size: ArchiveSize
 
+    /// A rectangle at `origin` of `size`.
     public init(origin: ArchivePoint, size: ArchiveSize) {
         self.origin = origin
         self.size = size
     }
 
+    /// A rectangle at (`x`, `y`) of `width` by `height`.
     public init(x: Double, y: Double, width: Double, height: Double) {
         self.init(origin: ArchivePoint(x: x, y: y), size: ArchiveSize(width: width, height: height))
     }
@@ -57,7 +67,9 @@ public struct ArchiveRect: Hashable, Sendable {
 /// A range, as `NSValue` archives `NSRange`: a location and a length, both `NSUInteger`s no
 /// larger than `Int.max` (`NSNotFound`, `Int.max`, is a valid location).
 public struct ArchiveRange: Hashable, Sendable {
+    /// The start of the range (`NSNotFound`, `Int.max`, when it stands for "not found").
     public let location: Int
+    /// How many items the range covers.
     public let length: Int
 
     /// - Precondition: `location` and `length` are not negative.
@@ -70,11 +82,16 @@ public struct ArchiveRange: Hashable, Sendable {
 
 /// Edge insets, as `NSValue` archives `NSEdgeInsets`.
 public struct ArchiveEdgeInsets: Hashable, Sendable {
+    /// The top inset.
     public var top: Double
+    /// The left inset.
     public var left: Double
+    /// The bottom inset.
     public var bottom: Double
+    /// The right inset.
     public var right: Double
 
+    /// Insets of `top`, `left`, `bottom` and `right`.
     public init(top: Double, left: Double, bottom: Double, right: Double) {
         self.top = top
         self.left = left
@@ -89,10 +106,15 @@ public struct ArchiveEdgeInsets: Hashable, Sendable {
 /// archived with its Objective-C type and raw bytes, or an `NS.special` not in this list) is
 /// refused with ``ArchiveError/Code/typeMismatch``; the generic view still shows its fields.
 public enum ArchiveSpecialValue: Hashable, Sendable {
+    /// An `NSPoint` / `CGPoint`.
     case point(ArchivePoint)
+    /// An `NSSize` / `CGSize`.
     case size(ArchiveSize)
+    /// An `NSRect` / `CGRect`.
     case rect(ArchiveRect)
+    /// An `NSRange`.
     case range(ArchiveRange)
+    /// An `NSEdgeInsets`.
     case edgeInsets(ArchiveEdgeInsets)
 
     /// The `NS.special` code Foundation stores for the structure.

@@ -2,13 +2,16 @@ import PropertyList
 
 /// A reference to an object in an archive: its UID, an index into `$objects` (0 means nil).
 public struct ArchiveReference: Hashable, Sendable, CustomStringConvertible {
+    /// The referenced object's index in `$objects`.
     public let uid: PropertyListUID
 
+    /// A reference to the object at `uid`.
     public init(uid: PropertyListUID) { self.uid = uid }
 
     /// The reference to `$null`.
     public static let null = ArchiveReference(uid: PropertyListUID(0))
 
+    /// Whether this is the reference to `$null` (UID 0): a nil value.
     public var isNull: Bool { uid.value == 0 }
 
     public var description: String { "#\(uid.value)" }
@@ -46,6 +49,7 @@ public protocol ArchiveObjectDecodable {
     static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Self
 }
 
+/// A value that an archive stores as an object of its own and can rebuild from one.
 public typealias ArchiveObjectCodable = ArchiveObjectEncodable & ArchiveObjectDecodable
 
 /// A model type — a class or a struct — that archives itself as keyed fields under a class
@@ -81,6 +85,7 @@ public protocol KeyedArchivable: ArchiveObjectCodable, SendableMetatype {
 }
 
 extension KeyedArchivable {
+    /// Encodes the model as an object of its registered class, its fields written by `encode(to:)`.
     public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         try encoder.session.encodeModel(self)
     }

@@ -126,6 +126,7 @@ public struct KeyedArchiveDecoder {
         return error(.valueNotFound, "expected \(type), found no value (\(present))", key: key)
     }
 
+    /// Decodes a boolean under `key`, inline or an `NSNumber` object (an integer 0 or 1 counts too); nil when absent or `$null`.
     public func decodeIfPresent(_ type: Bool.Type, forKey key: String) throws(ArchiveError) -> Bool? {
         guard let value = try scalar(forKey: key) else { return nil }
         switch value {
@@ -136,6 +137,7 @@ public struct KeyedArchiveDecoder {
         }
     }
 
+    /// Decodes a `Double` under `key` from a real or an integer, inline or an `NSNumber` object; nil when absent or `$null`.
     public func decodeIfPresent(_ type: Double.Type, forKey key: String) throws(ArchiveError) -> Double? {
         guard let value = try scalar(forKey: key) else { return nil }
         switch value {
@@ -148,6 +150,7 @@ public struct KeyedArchiveDecoder {
         }
     }
 
+    /// Decodes a `Float` under `key` from a real or an integer within `Float`'s range; nil when absent or `$null`.
     public func decodeIfPresent(_ type: Float.Type, forKey key: String) throws(ArchiveError) -> Float? {
         guard let value = try scalar(forKey: key) else { return nil }
         if case .real(.float32(let float)) = value { return float }
@@ -158,29 +161,52 @@ public struct KeyedArchiveDecoder {
         return float
     }
 
+    /// Decodes an `Int` under `key`, inline or an `NSNumber` object; nil when absent or `$null`. Throws ``ArchiveError/Code/valueOutOfRange`` when the number does not fit.
     public func decodeIfPresent(_ type: Int.Type, forKey key: String) throws(ArchiveError) -> Int? { try integer(type, forKey: key) }
+    /// Decodes an `Int8` under `key`, inline or an `NSNumber` object; nil when absent or `$null`. Throws ``ArchiveError/Code/valueOutOfRange`` when the number does not fit.
     public func decodeIfPresent(_ type: Int8.Type, forKey key: String) throws(ArchiveError) -> Int8? { try integer(type, forKey: key) }
+    /// Decodes an `Int16` under `key`, inline or an `NSNumber` object; nil when absent or `$null`. Throws ``ArchiveError/Code/valueOutOfRange`` when the number does not fit.
     public func decodeIfPresent(_ type: Int16.Type, forKey key: String) throws(ArchiveError) -> Int16? { try integer(type, forKey: key) }
+    /// Decodes an `Int32` under `key`, inline or an `NSNumber` object; nil when absent or `$null`. Throws ``ArchiveError/Code/valueOutOfRange`` when the number does not fit.
     public func decodeIfPresent(_ type: Int32.Type, forKey key: String) throws(ArchiveError) -> Int32? { try integer(type, forKey: key) }
+    /// Decodes an `Int64` under `key`, inline or an `NSNumber` object; nil when absent or `$null`. Throws ``ArchiveError/Code/valueOutOfRange`` when the number does not fit.
     public func decodeIfPresent(_ type: Int64.Type, forKey key: String) throws(ArchiveError) -> Int64? { try integer(type, forKey: key) }
+    /// Decodes a `UInt` under `key`, inline or an `NSNumber` object; nil when absent or `$null`. Throws ``ArchiveError/Code/valueOutOfRange`` when the number does not fit.
     public func decodeIfPresent(_ type: UInt.Type, forKey key: String) throws(ArchiveError) -> UInt? { try integer(type, forKey: key) }
+    /// Decodes a `UInt8` under `key`, inline or an `NSNumber` object; nil when absent or `$null`. Throws ``ArchiveError/Code/valueOutOfRange`` when the number does not fit.
     public func decodeIfPresent(_ type: UInt8.Type, forKey key: String) throws(ArchiveError) -> UInt8? { try integer(type, forKey: key) }
+    /// Decodes a `UInt16` under `key`, inline or an `NSNumber` object; nil when absent or `$null`. Throws ``ArchiveError/Code/valueOutOfRange`` when the number does not fit.
     public func decodeIfPresent(_ type: UInt16.Type, forKey key: String) throws(ArchiveError) -> UInt16? { try integer(type, forKey: key) }
+    /// Decodes a `UInt32` under `key`, inline or an `NSNumber` object; nil when absent or `$null`. Throws ``ArchiveError/Code/valueOutOfRange`` when the number does not fit.
     public func decodeIfPresent(_ type: UInt32.Type, forKey key: String) throws(ArchiveError) -> UInt32? { try integer(type, forKey: key) }
+    /// Decodes a `UInt64` under `key`, inline or an `NSNumber` object; nil when absent or `$null`. Throws ``ArchiveError/Code/valueOutOfRange`` when the number does not fit.
     public func decodeIfPresent(_ type: UInt64.Type, forKey key: String) throws(ArchiveError) -> UInt64? { try integer(type, forKey: key) }
 
+    /// Decodes a boolean under `key`; throws ``ArchiveError/Code/valueNotFound`` when absent or `$null`.
     public func decode(_ type: Bool.Type, forKey key: String) throws(ArchiveError) -> Bool { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    /// Decodes a `Double` under `key`; throws ``ArchiveError/Code/valueNotFound`` when absent or `$null`.
     public func decode(_ type: Double.Type, forKey key: String) throws(ArchiveError) -> Double { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    /// Decodes a `Float` under `key`; throws ``ArchiveError/Code/valueNotFound`` when absent or `$null`.
     public func decode(_ type: Float.Type, forKey key: String) throws(ArchiveError) -> Float { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    /// Decodes an `Int` under `key`; throws ``ArchiveError/Code/valueNotFound`` when absent or `$null`.
     public func decode(_ type: Int.Type, forKey key: String) throws(ArchiveError) -> Int { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    /// Decodes an `Int8` under `key`; throws ``ArchiveError/Code/valueNotFound`` when absent or `$null`.
     public func decode(_ type: Int8.Type, forKey key: String) throws(ArchiveError) -> Int8 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    /// Decodes an `Int16` under `key`; throws ``ArchiveError/Code/valueNotFound`` when absent or `$null`.
     public func decode(_ type: Int16.Type, forKey key: String) throws(ArchiveError) -> Int16 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    /// Decodes an `Int32` under `key`; throws ``ArchiveError/Code/valueNotFound`` when absent or `$null`.
     public func decode(_ type: Int32.Type, forKey key: String) throws(ArchiveError) -> Int32 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    /// Decodes an `Int64` under `key`; throws ``ArchiveError/Code/valueNotFound`` when absent or `$null`.
     public func decode(_ type: Int64.Type, forKey key: String) throws(ArchiveError) -> Int64 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    /// Decodes a `UInt` under `key`; throws ``ArchiveError/Code/valueNotFound`` when absent or `$null`.
     public func decode(_ type: UInt.Type, forKey key: String) throws(ArchiveError) -> UInt { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    /// Decodes a `UInt8` under `key`; throws ``ArchiveError/Code/valueNotFound`` when absent or `$null`.
     public func decode(_ type: UInt8.Type, forKey key: String) throws(ArchiveError) -> UInt8 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    /// Decodes a `UInt16` under `key`; throws ``ArchiveError/Code/valueNotFound`` when absent or `$null`.
     public func decode(_ type: UInt16.Type, forKey key: String) throws(ArchiveError) -> UInt16 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    /// Decodes a `UInt32` under `key`; throws ``ArchiveError/Code/valueNotFound`` when absent or `$null`.
     public func decode(_ type: UInt32.Type, forKey key: String) throws(ArchiveError) -> UInt32 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
+    /// Decodes a `UInt64` under `key`; throws ``ArchiveError/Code/valueNotFound`` when absent or `$null`.
     public func decode(_ type: UInt64.Type, forKey key: String) throws(ArchiveError) -> UInt64 { try required(decodeIfPresent(type, forKey: key), type, key: key) }
 
     /// Bytes stored inline (`encodeBytes:length:forKey:`), or a reference to a data object.
@@ -199,6 +225,7 @@ public struct KeyedArchiveDecoder {
         }
     }
 
+    /// Decodes bytes under `key`, as ``decodeBytesIfPresent(forKey:)`` does; throws ``ArchiveError/Code/valueNotFound`` when absent or `$null`.
     public func decodeBytes(forKey key: String) throws(ArchiveError) -> [UInt8] {
         try required(decodeBytesIfPresent(forKey: key), [UInt8].self, key: key)
     }
@@ -340,6 +367,7 @@ public struct KeyedArchiveDecoder {
         }
     }
 
+    /// Like ``decodeObject(of:forKey:)``, but nil when the key is absent or refers to `$null`.
     public func decodeObjectIfPresent<T>(of type: T.Type, forKey key: String) throws(ArchiveError) -> T? {
         guard let reference = try reference(forKey: key), !reference.isNull else { return nil }
         return try session.withPath(.key(key)) { () throws(ArchiveError) in

@@ -56,7 +56,7 @@ extension KeyedArchiver {
     }
 
     /// A top-level `NSDictionary` of string-keyed values of any archivable types (see
-    /// ``KeyedArchiveEncoder/encode(_:forKey:)-([String:any ArchiveObjectEncodable],_)``).
+    /// ``KeyedArchiveEncoder/encode(_:forKey:)-([String:ArchiveObjectEncodable],_)``).
     @_disfavoredOverload
     public func encode(_ values: [String: any ArchiveObjectEncodable], forKey key: String = "root") throws(ArchiveError) {
         try topLevelEncoder.encode(values, forKey: key)

@@ -37,16 +37,27 @@ public struct KeyedArchiveEncoder {
 
     // MARK: Inline scalars
 
+    /// Encodes a boolean inline under `key`, as Foundation's `encodeBool:forKey:` does.
     public func encode(_ value: Bool, forKey key: String) throws(ArchiveError) { try set(.bool(value), forKey: key) }
+    /// Encodes an `Int` inline under `key`, as Foundation's `encodeInteger:forKey:` does.
     public func encode(_ value: Int, forKey key: String) throws(ArchiveError) { try set(Int64(value), forKey: key) }
+    /// Encodes an `Int8` inline under `key`, as an integer in the object's fields (what Foundation's integer encoders store).
     public func encode(_ value: Int8, forKey key: String) throws(ArchiveError) { try set(Int64(value), forKey: key) }
+    /// Encodes an `Int16` inline under `key`, as an integer in the object's fields (what Foundation's integer encoders store).
     public func encode(_ value: Int16, forKey key: String) throws(ArchiveError) { try set(Int64(value), forKey: key) }
+    /// Encodes an `Int32` inline under `key`, as Foundation's `encodeInt32:forKey:` does.
     public func encode(_ value: Int32, forKey key: String) throws(ArchiveError) { try set(Int64(value), forKey: key) }
+    /// Encodes an `Int64` inline under `key`, as Foundation's `encodeInt64:forKey:` does.
     public func encode(_ value: Int64, forKey key: String) throws(ArchiveError) { try set(value, forKey: key) }
+    /// Encodes a `UInt8` inline under `key`, as an integer in the object's fields (what Foundation's integer encoders store).
     public func encode(_ value: UInt8, forKey key: String) throws(ArchiveError) { try set(Int64(value), forKey: key) }
+    /// Encodes a `UInt16` inline under `key`, as an integer in the object's fields (what Foundation's integer encoders store).
     public func encode(_ value: UInt16, forKey key: String) throws(ArchiveError) { try set(Int64(value), forKey: key) }
+    /// Encodes a `UInt32` inline under `key`, as an integer in the object's fields (what Foundation's integer encoders store).
     public func encode(_ value: UInt32, forKey key: String) throws(ArchiveError) { try set(Int64(value), forKey: key) }
+    /// Encodes a `Float` inline under `key`, as Foundation's `encodeFloat:forKey:` does.
     public func encode(_ value: Float, forKey key: String) throws(ArchiveError) { try set(.real(.float32(value)), forKey: key) }
+    /// Encodes a `Double` inline under `key`, as Foundation's `encodeDouble:forKey:` does.
     public func encode(_ value: Double, forKey key: String) throws(ArchiveError) { try set(.real(.float64(value)), forKey: key) }
 
     /// A `UInt64`, as Foundation archives it: an `NSNumber` object referenced from the field

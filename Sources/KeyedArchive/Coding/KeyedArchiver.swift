@@ -18,6 +18,7 @@ import PropertyList
 public final class KeyedArchiver {
     let session: ArchiveEncodingSession
 
+    /// An archiver that encodes the types `registry` knows, laid out as `options` say.
     public init(registry: ArchiveRegistry, options: ArchiveWritingOptions = .default) {
         session = ArchiveEncodingSession(registry: registry, options: options)
     }
@@ -37,18 +38,31 @@ public final class KeyedArchiver {
     // Numbers and booleans at the top level are stored inline in `$top`, as Apple's
     // `encode(_:forKey:)` overloads for them do (not as NSNumber objects): Foundation's
     // `decodeInteger(forKey:)` reads only an inline value.
+    /// Encodes a boolean inline in `$top` under `key`.
     public func encode(_ value: Bool, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    /// Encodes an `Int` inline in `$top` under `key`.
     public func encode(_ value: Int, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    /// Encodes an `Int8` inline in `$top` under `key`.
     public func encode(_ value: Int8, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    /// Encodes an `Int16` inline in `$top` under `key`.
     public func encode(_ value: Int16, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    /// Encodes an `Int32` inline in `$top` under `key`.
     public func encode(_ value: Int32, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    /// Encodes an `Int64` inline in `$top` under `key`.
     public func encode(_ value: Int64, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    /// Encodes a `UInt` inline in `$top` under `key`.
     public func encode(_ value: UInt, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    /// Encodes a `UInt8` inline in `$top` under `key`.
     public func encode(_ value: UInt8, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    /// Encodes a `UInt16` inline in `$top` under `key`.
     public func encode(_ value: UInt16, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    /// Encodes a `UInt32` inline in `$top` under `key`.
     public func encode(_ value: UInt32, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    /// Encodes a `UInt64` under `key` in `$top` as an `NSNumber` object, as a field stores one (inline, a value above `Int64.max` would read back negative).
     public func encode(_ value: UInt64, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    /// Encodes a `Float` inline in `$top` under `key`.
     public func encode(_ value: Float, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
+    /// Encodes a `Double` inline in `$top` under `key`.
     public func encode(_ value: Double, forKey key: String = "root") throws(ArchiveError) { try top.encode(value, forKey: key) }
 
     /// A top-level array of values of different types (the members of a family held as

@@ -58,6 +58,7 @@ public final class KeyedUnarchiver {
         }
     }
 
+    /// An unarchiver of an already built ``ArchiveGraph``, admitting the classes `registry` allows.
     public init(graph: ArchiveGraph, registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) {
         session = ArchiveDecodingSession(store: .graph(graph), registry: registry, options: options)
         topFields = ArchiveFields(graph.topFields)
@@ -115,31 +116,57 @@ public final class KeyedUnarchiver {
 
     // Numbers and booleans at the top level: an inline value (what Apple's archiver writes for
     // `encode(_:forKey:)` of a number) or a reference to an NSNumber object.
+    /// Decodes the top-level boolean under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
     public func decode(_ type: Bool.Type, forKey key: String = "root") throws(ArchiveError) -> Bool { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
+    /// Decodes the top-level `Int` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
     public func decode(_ type: Int.Type, forKey key: String = "root") throws(ArchiveError) -> Int { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
+    /// Decodes the top-level `Int8` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
     public func decode(_ type: Int8.Type, forKey key: String = "root") throws(ArchiveError) -> Int8 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
+    /// Decodes the top-level `Int16` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
     public func decode(_ type: Int16.Type, forKey key: String = "root") throws(ArchiveError) -> Int16 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
+    /// Decodes the top-level `Int32` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
     public func decode(_ type: Int32.Type, forKey key: String = "root") throws(ArchiveError) -> Int32 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
+    /// Decodes the top-level `Int64` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
     public func decode(_ type: Int64.Type, forKey key: String = "root") throws(ArchiveError) -> Int64 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
+    /// Decodes the top-level `UInt` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
     public func decode(_ type: UInt.Type, forKey key: String = "root") throws(ArchiveError) -> UInt { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
+    /// Decodes the top-level `UInt8` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
     public func decode(_ type: UInt8.Type, forKey key: String = "root") throws(ArchiveError) -> UInt8 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
+    /// Decodes the top-level `UInt16` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
     public func decode(_ type: UInt16.Type, forKey key: String = "root") throws(ArchiveError) -> UInt16 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
+    /// Decodes the top-level `UInt32` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
     public func decode(_ type: UInt32.Type, forKey key: String = "root") throws(ArchiveError) -> UInt32 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
+    /// Decodes the top-level `UInt64` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
     public func decode(_ type: UInt64.Type, forKey key: String = "root") throws(ArchiveError) -> UInt64 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
+    /// Decodes the top-level `Float` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
     public func decode(_ type: Float.Type, forKey key: String = "root") throws(ArchiveError) -> Float { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
+    /// Decodes the top-level `Double` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
     public func decode(_ type: Double.Type, forKey key: String = "root") throws(ArchiveError) -> Double { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
+    /// Decodes the top-level boolean under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
     public func decodeIfPresent(_ type: Bool.Type, forKey key: String = "root") throws(ArchiveError) -> Bool? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
+    /// Decodes the top-level `Int` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
     public func decodeIfPresent(_ type: Int.Type, forKey key: String = "root") throws(ArchiveError) -> Int? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
+    /// Decodes the top-level `Int8` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
     public func decodeIfPresent(_ type: Int8.Type, forKey key: String = "root") throws(ArchiveError) -> Int8? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
+    /// Decodes the top-level `Int16` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
     public func decodeIfPresent(_ type: Int16.Type, forKey key: String = "root") throws(ArchiveError) -> Int16? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
+    /// Decodes the top-level `Int32` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
     public func decodeIfPresent(_ type: Int32.Type, forKey key: String = "root") throws(ArchiveError) -> Int32? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
+    /// Decodes the top-level `Int64` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
     public func decodeIfPresent(_ type: Int64.Type, forKey key: String = "root") throws(ArchiveError) -> Int64? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
+    /// Decodes the top-level `UInt` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
     public func decodeIfPresent(_ type: UInt.Type, forKey key: String = "root") throws(ArchiveError) -> UInt? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
+    /// Decodes the top-level `UInt8` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
     public func decodeIfPresent(_ type: UInt8.Type, forKey key: String = "root") throws(ArchiveError) -> UInt8? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
+    /// Decodes the top-level `UInt16` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
     public func decodeIfPresent(_ type: UInt16.Type, forKey key: String = "root") throws(ArchiveError) -> UInt16? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
+    /// Decodes the top-level `UInt32` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
     public func decodeIfPresent(_ type: UInt32.Type, forKey key: String = "root") throws(ArchiveError) -> UInt32? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
+    /// Decodes the top-level `UInt64` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
     public func decodeIfPresent(_ type: UInt64.Type, forKey key: String = "root") throws(ArchiveError) -> UInt64? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
+    /// Decodes the top-level `Float` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
     public func decodeIfPresent(_ type: Float.Type, forKey key: String = "root") throws(ArchiveError) -> Float? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
+    /// Decodes the top-level `Double` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
     public func decodeIfPresent(_ type: Double.Type, forKey key: String = "root") throws(ArchiveError) -> Double? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
 
     /// Decodes a top-level member of a registered family that is not itself decodable (a

@@ -12,6 +12,7 @@ import PropertyList
 /// the top of the archive, the object's UID, and for class refusals the archived class chain.
 /// Errors compare equal by code, UID and key path; tests should assert those, not messages.
 public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable name for a kind of fault, to assert on and switch over; its raw value is the name.
     public struct Code: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
@@ -93,6 +94,7 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     }
     private let storage: Storage
 
+    /// What kind of fault this is.
     public var code: Code { storage.code }
     /// What was expected and what was found.
     public var message: String { storage.message }
@@ -115,6 +117,10 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     /// or `--allow Glider`. Only a hint for a person deciding whether to trust the class.
     public var remedy: String? { storage.remedy }
 
+    /// An error of kind `code`, explained by `message`, with whatever is known of where and why.
+    ///
+    /// A model's own `init(from:)` or `encode(to:)` may throw one; a key path and UID left empty
+    /// are filled in with the place where it was thrown.
     public init(
         _ code: Code,
         _ message: String,
@@ -130,6 +136,7 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
                           underlyingDescription: underlyingDescription, underlyingError: underlyingError, remedy: remedy)
     }
 
+    /// An ``Code/invalidPropertyList`` error carrying `error`: the bytes were not a readable property list.
     public init(_ error: PropertyListError) {
         self.init(.invalidPropertyList, error.description, propertyListError: error)
     }

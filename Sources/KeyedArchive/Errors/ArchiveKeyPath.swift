@@ -5,26 +5,35 @@ import PropertyList
 /// Keys are the *user* keys a model encodes (unescaped: an archived `$$name` shows as `$name`),
 /// so a path names what the model's author wrote rather than the file's spelling.
 public struct ArchiveKeyPath: Hashable, Sendable, CustomStringConvertible {
+    /// One step of a path: a key into an object or dictionary, or an index into an array.
     public enum Component: Hashable, Sendable {
+        /// A key, as the model encodes it (unescaped).
         case key(String)
+        /// A position in an array, set or ordered set.
         case index(Int)
     }
 
+    /// The steps from the top of the archive, the top-level key first.
     public var components: [Component]
 
+    /// A path of `components` (empty by default).
     public init(_ components: [Component] = []) {
         self.components = components
     }
 
+    /// The empty path: the top of the archive, or no place at all.
     public static let empty = ArchiveKeyPath()
 
+    /// The path one step further, to `component`.
     public func appending(_ component: Component) -> ArchiveKeyPath {
         var copy = self
         copy.components.append(component)
         return copy
     }
 
+    /// The path one key further.
     public func appending(key: String) -> ArchiveKeyPath { appending(.key(key)) }
+    /// The path one index further.
     public func appending(index: Int) -> ArchiveKeyPath { appending(.index(index)) }
 
     /// The path as one line: keys come from the archive, so control characters, line

@@ -53,8 +53,10 @@ public struct ArchiveReadingOptions: Hashable, Sendable {
     /// Default false; when off it costs one nil check per field read (Docs/Performance.md).
     public var reportsUnreadFields = false
 
+    /// The default limits and policies, as listed on each property.
     public init() {}
 
+    /// The default limits and policies, as ``init()`` makes them.
     public static let `default` = ArchiveReadingOptions()
 }
 

@@ -17,7 +17,9 @@ public struct ArchiveGraph: Hashable, Sendable {
         case string(String)
         /// A plain number (how NSNumber is archived).
         case integer(PropertyListInteger)
+        /// A plain real number (how NSNumber archives a float or double).
         case real(PropertyListReal)
+        /// A plain boolean (how NSNumber archives a `BOOL`).
         case bool(Bool)
         /// Plain bytes (how NSData is archived).
         case data([UInt8])
@@ -66,6 +68,7 @@ public struct ArchiveGraph: Hashable, Sendable {
         /// `$classhints`, when present (alternative class names for the unarchiver; rare).
         public let hints: [String]?
 
+        /// A class dictionary of the class `name`, its `$classes` chain `classes` and optional `$classhints`.
         public init(name: String, classes: [String], hints: [String]? = nil) {
             self.name = name
             self.classes = classes
@@ -76,7 +79,9 @@ public struct ArchiveGraph: Hashable, Sendable {
     /// One `$top` entry: a top-level key and what it holds — almost always a UID naming an
     /// object, but a top-level `encodeInt:forKey:` stores the number itself (compiled nibs do).
     public struct TopEntry: Hashable, Sendable {
+        /// The top-level key (`root` for an archive made with `archivedData(withRootObject:)`).
         public let key: String
+        /// What the key holds: a UID, or a value stored in place.
         public let value: PropertyListValue
 
         /// The object the entry names, when it holds a UID.

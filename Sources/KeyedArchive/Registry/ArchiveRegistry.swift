@@ -1,5 +1,25 @@
 import PropertyList
 
+/// A model just made by a registered type. A class instance is kept as `AnyObject`, so that
+/// casting it to the type asked for is a class check; in an `Any` it would take the runtime's
+/// general cast (some 330 instructions) each time the model is handed out. A struct model is
+/// boxed, so that both cases are one reference: copying the enum is then a retain, where an
+/// `Any` case made every copy and destruction a call through its type's value witnesses (about
+/// 90 instructions each, and a model is copied twice per reference to it).
+@usableFromInline
+enum ArchiveMadeModel {
+    case object(AnyObject)
+    case value(ArchiveModelBox)
+}
+
+/// A struct model's value, in ``ArchiveMadeModel``.
+@usableFromInline
+final class ArchiveModelBox {
+    @usableFromInline let value: Any
+
+    init(_ value: Any) { self.value = value }
+}
+
 /// The class allowlist: which Swift types may be created from an archive, under which archived
 /// class names, and which types count as kinds of which (a family).
 ///
@@ -26,26 +46,6 @@ import PropertyList
 /// Foundation's value classes are built in (``FoundationClass``): a Swift `[T]` is archived as
 /// `NSArray` and decoded from `NSArray` or `NSMutableArray`, and so on; their accepted names can
 /// be extended with ``addAlias(_:for:)``.
-/// A model just made by a registered type. A class instance is kept as `AnyObject`, so that
-/// casting it to the type asked for is a class check; in an `Any` it would take the runtime's
-/// general cast (some 330 instructions) each time the model is handed out. A struct model is
-/// boxed, so that both cases are one reference: copying the enum is then a retain, where an
-/// `Any` case made every copy and destruction a call through its type's value witnesses (about
-/// 90 instructions each, and a model is copied twice per reference to it).
-@usableFromInline
-enum ArchiveMadeModel {
-    case object(AnyObject)
-    case value(ArchiveModelBox)
-}
-
-/// A struct model's value, in ``ArchiveMadeModel``.
-@usableFromInline
-final class ArchiveModelBox {
-    @usableFromInline let value: Any
-
-    init(_ value: Any) { self.value = value }
-}
-
 public struct ArchiveRegistry: Sendable {
     struct Entry: Sendable {
         let type: Any.Type

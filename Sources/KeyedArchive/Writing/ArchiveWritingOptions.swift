@@ -41,7 +41,9 @@ public struct ArchiveWritingOptions: Hashable, Sendable {
         case acceptAsCoreFoundation
     }
 
+    /// Which generation of Apple's archiver to imitate. Default ``Era/current``.
     public var era: Era = .current
+    /// Which equal strings and numbers become one object. Default ``Sharing/byValue``.
     public var sharing: Sharing = .byValue
     /// What an XML archive does with a value XML reading would change. Default
     /// ``XMLValueLoss/refuse``.
@@ -50,8 +52,10 @@ public struct ArchiveWritingOptions: Hashable, Sendable {
     /// encoding recurses through each model's `encode(to:)`.
     public var maximumDepth: Int = 512
 
+    /// The default options: current era, sharing by value, XML value loss refused, depth 512.
     public init() {}
 
+    /// The default options, as ``init()`` makes them.
     public static let `default` = ArchiveWritingOptions()
 
     /// The layout and sharing of archives made by Foundation on a Mac.
@@ -64,6 +68,8 @@ public struct ArchiveWritingOptions: Hashable, Sendable {
 
 /// The property-list format an archive is written in.
 public enum ArchiveFormat: Hashable, Sendable {
+    /// A binary property list (`bplist00`), as `NSKeyedArchiver` writes by default.
     case binary
+    /// An XML property list: readable, but some values cannot be carried (``ArchiveWritingOptions/xmlValueLoss``).
     case xml
 }
