@@ -23,7 +23,7 @@ import PropertyList
 /// Equality is what `isEqual:` compares for collections — sets and dictionaries by content
 /// whatever their order, the mutable flags ignored (as for ``ArchiveIndexSet`` and
 /// ``ArchiveOrderedSet``) — and exact for scalars: numbers by kind and value (reals by bit
-/// pattern, as ``PropertyList/PropertyListValue`` compares them), strings by Unicode scalars.
+/// pattern, as `PropertyListValue` compares them), strings by Unicode scalars.
 /// Hashing keeps a stack of its own; comparing does too, but for sets and dictionaries, whose
 /// elements are matched in any order by a call per level. Decoding bounds that nesting by
 /// ``ArchiveReadingOptions/maximumDepth``, and to 64 levels in a dictionary's keys and an ordered
@@ -278,7 +278,7 @@ extension ArchiveValue {
     public var intValue: Int? { integerValue?.intValue }
 
     /// A real's value widened to `Double` (integers are not converted: ask for them explicitly,
-    /// as with ``PropertyList/PropertyListValue/doubleValue``).
+    /// as with `PropertyListValue.doubleValue`).
     public var doubleValue: Double? {
         if case .real(let value) = self { return value.doubleValue }
         return nil

@@ -41,7 +41,7 @@ public struct BinaryPropertyListDocument: Hashable, Sendable {
 
     /// The sizes a binary file was written with, read from its trailer.
     public struct Layout: Hashable, Sendable {
-        /// Bytes per offset-table entry (1, 2, 3, 4 or 8).
+        /// Bytes per offset-table entry, 1 to 8 (Mac OS X 10.5 could write 3).
         public var offsetIntSize: Int
         /// Bytes per object reference inside containers.
         public var objectRefSize: Int
