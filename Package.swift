@@ -23,7 +23,7 @@ let package = Package(
         .executableTarget(name: "keyedarchive-quickstart", dependencies: ["KeyedArchive"], path: "Examples/QuickStart"),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "KeyedArchiveToolTests", dependencies: ["keyedarchive", "keyedarchive-quickstart"]),
-        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "KeyedArchiveTesting"]),
         .testTarget(name: "KeyedArchiveTestingTests", dependencies: ["KeyedArchiveTesting", "KeyedArchive", "PropertyList"]),
     ],
     swiftLanguageModes: [.v6]
