@@ -32,6 +32,7 @@ protocol ToolCommand {
 enum KeyedArchiveTool {
     static var commands: [any ToolCommand.Type] { [
         PlistCommand.self, ConvertCommand.self, DumpCommand.self, JSONCommand.self, ValidateCommand.self,
+        SchemaCommand.self,
     ] }
 
     static var usage: String {
