@@ -4,13 +4,14 @@
 # every archive decodes with its models and round-trips to the same values and class names,
 # compared through the generic view (Runner/main.swift). Docs/Schema.md.
 #
-#   Tests/SchemaGeneration/run.sh            the CI set: the bundled fleet and 12 Apple-made archives
+#   Tests/SchemaGeneration/run.sh            the CI set: the bundled fleet and 13 Apple-made archives
 #   Tests/SchemaGeneration/run.sh --all      every archive of ../shared/fixtures/apple and Fixtures/
 #   Tests/SchemaGeneration/run.sh FILE...    the given archives
 # Apple-made archives come from ../shared/fixtures/apple; without it they are skipped, with a message.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-CORPUS="$(cd "$ROOT/.." && pwd)/shared/fixtures/apple"
+# SCHEMA_CORPUS points elsewhere (or nowhere, to try the skip).
+CORPUS="${SCHEMA_CORPUS:-$(cd "$ROOT/.." && pwd)/shared/fixtures/apple}"
 
 # Nibs, Core Data models (compiled and Xcode 3 sources), Xcode state files and device payloads,
 # each with classes of its own; small enough to keep the build within a few minutes.
@@ -19,8 +20,15 @@ CI_SET=(
   apple-sample-code/AbstractTree_AbstractTree_DataModel.xcdatamodel-elements
   apple-sample-code/AbstractTree_MainMenu_built-app.nib
   apple-sample-code/CocoaSlides_BrowserWindow.keyedobjects.nib
-  nskeyedunarchiver-rs/circular.plist
-  nskeyedunarchiver-rs/custom_class.plist
+  apple-sample-code/RadiantColorPicker_RadiantColorPicker.keyedobjects.nib
+  nib/AlanQuatermain_bdk_BackRow_English.keyedobjects.nib
+  nib/Grayson_compress.app_main_English.keyedobjects.nib
+  xcdatamodel/beepscore_CarLot_MyDocument.xcdatamodel-layout
+  xcdatamodel/cheebow_TreeMemo_MyDocument.xcdatamodel-elements
+  xcuserstate/Cuiqj_GDBEHMMobileBeiErHuan.xcuserstate
+  xcuserstate/stephaniechiu_Climate.xcuserstate
+  go-ios/device-captured/xctestidentifier.bin.plist
+  nskeyedunarchiver-rs/circularReference.plist
 )
 
 files=()
@@ -68,11 +76,19 @@ let package = Package(
 )
 PACKAGE
 cp "$ROOT/Tests/SchemaGeneration/Runner/main.swift" "$WORK/Sources/Run/main.swift"
+# Docs/Schema.md's decode, on AbstractTree's compiled Core Data model, when the corpus is there.
+EXAMPLE_ARCHIVE="$CORPUS/apple-sample-code/AbstractTree_AbstractTree_DataModel.mom"
+if [ -f "$EXAMPLE_ARCHIVE" ]; then
+  "$TOOL" schema "$EXAMPLE_ARCHIVE" --swift --name AbstractTreeModel > "$WORK/Sources/Run/AbstractTreeModel.swift"
+  cp "$ROOT/Tests/SchemaGeneration/Runner/Example.swift" "$WORK/Sources/Run/Example.swift"
+else
+  echo 'let example: (@Sendable (String) throws -> Void)? = nil' > "$WORK/Sources/Run/Example.swift"
+fi
 
 generation_failures=0
 {
   echo "// The archives and the round trip of the models generated from each (written by run.sh)."
-  echo "let cases: [(path: String, roundTrip: ([UInt8]) throws -> [UInt8])] = ["
+  echo "let cases: [(path: String, roundTrip: @Sendable ([UInt8]) throws -> [UInt8])] = ["
 } > "$WORK/Sources/Run/Cases.swift"
 index=0
 for file in "${files[@]}"; do
@@ -101,4 +117,12 @@ if grep -E "warning:" "$WORK/build.log" | grep -v "$ROOT" | grep -q .; then
 fi
 echo "schema generation: built in $(( $(date +%s) - start )) s"
 "$WORK/.build/debug/Run"
+if [ -f "$EXAMPLE_ARCHIVE" ]; then
+  "$WORK/.build/debug/Run" --example "$EXAMPLE_ARCHIVE" > "$WORK/example.txt"
+  if ! diff -u "$ROOT/Tests/SchemaGeneration/example-output.txt" "$WORK/example.txt"; then
+    echo "schema generation: Docs/Schema.md's decode example prints something else (diff above)"
+    exit 1
+  fi
+  echo "schema generation: Docs/Schema.md's decode example prints what the docs show"
+fi
 [ "$generation_failures" -eq 0 ]

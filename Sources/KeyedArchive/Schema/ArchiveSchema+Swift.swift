@@ -332,6 +332,12 @@ struct SwiftSourceWriter {
         line("/// Every generated class under its exact archived class name and superclass, with the", 1)
         line("/// package's built-in Foundation classes.", 1)
         line("static var registry: ArchiveRegistry {", 1)
+        guard ordered.contains(where: { typeNames[$0.name] != nil }) else {
+            line("ArchiveRegistry()", 2)
+            line("}", 1)
+            line()
+            return
+        }
         line("var registry = ArchiveRegistry()", 2)
         for type in ordered {
             guard let name = typeNames[type.name] else { continue }
@@ -348,21 +354,33 @@ struct SwiftSourceWriter {
         line("/// Decodes every `$top` key of `bytes` with the generated types and archives the values", 1)
         line("/// again under the same keys, in the same format (binary or XML).", 1)
         line("static func roundTrip(_ bytes: [UInt8]) throws -> [UInt8] {", 1)
-        line("let registry = self.registry", 2)
-        line("let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: registry)", 2)
-        line("let archiver = KeyedArchiver(registry: registry)", 2)
-        line("let top = unarchiver.topLevelDecoder", 2)
-        line("for key in top.allKeys {", 2)
-        line("let storedKey = key.hasPrefix(\"$\") ? \"$\" + key : key", 3)
-        line("guard let stored = top.rawValue(forStoredKey: storedKey) else { continue }", 3)
-        line("if case .uid = stored {", 3)
-        line("try archiver.encode(try unarchiver.decodeIfPresent(ArchivedValue.self, forKey: key), forKey: key)", 4)
-        line("} else {", 3)
-        line("// A number stored in $top itself (compiled nibs do this).", 4)
-        line("try archiver.topLevelEncoder.encodeRaw(stored, forStoredKey: storedKey)", 4)
+        line("try ArchivedInstance.memo.withValue(ArchivedInstance.Memo()) {", 2)
+        line("let registry = self.registry", 3)
+        line("let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: registry)", 3)
+        line("let archiver = KeyedArchiver(registry: registry)", 3)
+        line("let top = unarchiver.topLevelDecoder", 3)
+        line("for key in top.allKeys {", 3)
+        line("let storedKey = key.hasPrefix(\"$\") ? \"$\" + key : key", 4)
+        line("guard let stored = top.rawValue(forStoredKey: storedKey) else { continue }", 4)
+        line("if case .uid = stored {", 4)
+        line("try archiver.encode(try unarchiver.decodeIfPresent(ArchivedValue.self, forKey: key), forKey: key)", 5)
+        line("} else {", 4)
+        line("// A number stored in $top itself (compiled nibs do this).", 5)
+        line("try archiver.topLevelEncoder.encodeRaw(stored, forStoredKey: storedKey)", 5)
+        line("}", 4)
         line("}", 3)
+        line("// Values archived without a key ($0, $1, …), in order.", 3)
+        line("var index = 0", 3)
+        line("while let stored = top.rawValue(forStoredKey: \"$\\(index)\") {", 3)
+        line("if case .uid(let uid) = stored {", 4)
+        line("try archiver.encodeUnkeyed(uid.value == 0 ? ArchivedValue.null : try unarchiver.decodeUnkeyed(ArchivedValue.self, at: index))", 5)
+        line("} else {", 4)
+        line("try archiver.topLevelEncoder.encodeRaw(stored, forStoredKey: \"$\\(index)\")", 5)
+        line("}", 4)
+        line("index += 1", 4)
+        line("}", 3)
+        line("return try archiver.finish(format: bytes.starts(with: Array(\"bplist\".utf8)) ? .binary : .xml)", 3)
         line("}", 2)
-        line("return try archiver.finish(format: bytes.starts(with: Array(\"bplist\".utf8)) ? .binary : .xml)", 2)
         line("}", 1)
     }
 
@@ -397,8 +415,12 @@ struct SwiftSourceWriter {
             var suffix = 2
             while taken.contains(name) { name = base + "\(suffix)"; suffix += 1 }
             taken.insert(name)
+            // Weak only where every reference closes a cycle, so its target is an ancestor that
+            // something else holds; a key that is sometimes a forward reference may be the only
+            // owner of its object, and a weak property would drop it.
             var isWeak = false
-            if isBack, case .model = fieldType { isWeak = true }
+            let references = key.kinds.kinds.filter { $0 != .null }.reduce(0) { $0 + (key.kinds.counts[$1] ?? 0) }
+            if isBack, case .model = fieldType, key.cycleCount >= references { isWeak = true }
             let optional = absent || null || isBack
             result.append(Property(key: key, name: name, type: fieldType, reason: reason, isOptional: optional,
                                    tracksPresence: (absent && null) || (isBack && absent), isBackReference: isBack, isWeak: isWeak))
@@ -429,7 +451,7 @@ struct SwiftSourceWriter {
             line("/// \(facts)", 2)
             if let reason = property.reason { line("// Not more specific: \(Self.commentText(reason)).", 2) }
             if property.isBackReference {
-                line("// Closes a cycle (refers back to an object still being decoded): read once the whole graph is built\(property.isWeak ? ", held weakly" : "").", 2)
+                line("// Closes a cycle (refers back to an object still being decoded): read once the whole graph is built\(property.isWeak ? ", held weakly" : "; strong, since it is not always a back-reference (a cycle of such objects is not freed)").", 2)
             }
             let declared = property.isOptional ? "\(property.type.swiftType)?" : property.type.swiftType
             line("\(property.isWeak ? "weak " : "")var \(property.name): \(declared)", 2)
@@ -572,7 +594,15 @@ struct SwiftSourceWriter {
             guard let name = typeNames[type.name] else { continue }
             line("case \(Self.literal(type.name)): return .model(try decoder.decode(\(name).self, reference: reference))", 4)
         }
-        line("default: return .instance(try ArchivedInstance(classes: classes, fields: fields, decoder: decoder))", 4)
+        line("default:", 4)
+        line("// Within roundTrip, one instance per object: sharing is kept, and an object that", 5)
+        line("// contains itself (an NSMutableArray holding itself) refers to the instance being filled.", 5)
+        line("let memo = ArchivedInstance.memo.get()", 5)
+        line("if let known = memo?.instances[reference.uid.value] { return .instance(known) }", 5)
+        line("let instance = ArchivedInstance(classes: classes)", 5)
+        line("memo?.instances[reference.uid.value] = instance", 5)
+        line("try instance.decodeFields(fields, decoder: decoder)", 5)
+        line("return .instance(instance)", 5)
         line("}", 4)
         line("}", 3)
         line("}", 2)
@@ -596,8 +626,19 @@ struct SwiftSourceWriter {
         line("let classes: [String]", 2)
         line("var fields: [(storedKey: String, value: ArchivedField)] = []", 2)
         line()
-        line("init(classes: [String], fields stored: PropertyListDictionary, decoder: KeyedArchiveDecoder) throws {", 2)
+        line("/// The instances decoded so far, by UID, during one `roundTrip` (nil elsewhere).", 2)
+        line("static let memo = TaskLocal<Memo?>(wrappedValue: nil)", 2)
+        line()
+        line("/// One decode's instances. Unchecked: it lives in one `roundTrip` call, on its thread.", 2)
+        line("final class Memo: @unchecked Sendable {", 2)
+        line("var instances: [UInt64: ArchivedInstance] = [:]", 3)
+        line("}", 2)
+        line()
+        line("init(classes: [String]) {", 2)
         line("self.classes = classes", 3)
+        line("}", 2)
+        line()
+        line("func decodeFields(_ stored: PropertyListDictionary, decoder: KeyedArchiveDecoder) throws {", 2)
         line("let depth = Self.depth.get()", 3)
         line("guard depth < Self.maximumDepth else {", 3)
         line("throw DecodingFault(\"objects nest deeper than \\(Self.maximumDepth) at \\(decoder.keyPath)\")", 4)

@@ -14,6 +14,8 @@ struct ArchiveSchemaBuilder {
     /// Per class: stored key → index in its `keys`.
     var keyIndex: [[String: Int]] = []
     var topKeyIndex: [String: Int] = [:]
+    /// Per class, the chains already recorded.
+    var seenChains: [Int: Set<[ArchiveExactKey]>] = [:]
 
     mutating func classID(_ name: String) -> Int {
         if let index = schema.classIndex[name] { return index }
@@ -38,6 +40,7 @@ struct ArchiveSchemaBuilder {
             }
         }
         var seenTop: Set<String> = []
+        var classOfDescriptor: [UInt64: Int] = [:]
         for entry in graph.top {
             count(entry.value)
             guard seenTop.insert(entry.key).inserted else { continue }
@@ -57,8 +60,14 @@ struct ArchiveSchemaBuilder {
                 continue
             }
             count(.dictionary(instance.storage))
-            guard case .classDescriptor(let descriptor)? = graph.object(instance.classUID) else { continue }
-            let id = observeClass(descriptor)
+            let id: Int
+            if let known = classOfDescriptor[instance.classUID.value] {
+                id = known
+            } else {
+                guard case .classDescriptor(let descriptor)? = graph.object(instance.classUID) else { continue }
+                id = observeClass(descriptor)
+                classOfDescriptor[instance.classUID.value] = id
+            }
             schema.classes[id].instanceCount += 1
             var seen: Set<String> = []
             for field in instance.storage.entries where !field.key.isExactlyEqual(to: ArchiveKeys.classKey) {
@@ -86,7 +95,8 @@ struct ArchiveSchemaBuilder {
         var chain = descriptor.classes
         if chain.first.map({ !$0.isExactlyEqual(to: descriptor.name) }) ?? true { chain.insert(descriptor.name, at: 0) }
         let id = classID(descriptor.name)
-        if !schema.classes[id].chains.contains(where: { $0.isExactlyEqual(to: chain) }) {
+        // A set, not a scan of the chains: a hostile file can give one class many chains.
+        if seenChains[id, default: []].insert(chain.map(ArchiveExactKey.init)).inserted {
             schema.classes[id].chains.append(chain)
             for name in chain { _ = classID(name) }
             // The first chain that names a superclass decides it; later ones are reported.

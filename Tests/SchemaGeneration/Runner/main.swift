@@ -5,6 +5,16 @@ import Foundation
 import KeyedArchive
 import PropertyList
 
+/// An object in a few words: its class, or its kind and value.
+func brief(_ object: ArchiveGraph.Object, _ graph: ArchiveGraph, _ uid: PropertyListUID) -> String {
+    switch object {
+    case .null: return "$null"
+    case .instance: return "an instance of \(graph.className(of: uid) ?? "?")"
+    case .string(let text): return "the string \(text.debugDescription.prefix(80))"
+    default: return String("\(object)".prefix(120))
+    }
+}
+
 /// Where two archives first differ, as a key path and what each side holds.
 func firstDifference(_ source: ArchiveGraph, _ result: ArchiveGraph) -> String? {
     struct Pair: Hashable { let left: UInt64; let right: UInt64 }
@@ -55,7 +65,7 @@ func firstDifference(_ source: ArchiveGraph, _ result: ArchiveGraph) -> String? 
                 if let fault = pushFields(ia.storage, ib.storage, path) { return fault }
             case (.classDescriptor, .classDescriptor): continue
             default:
-                guard a == b else { return "\(path): \(a) became \(b)" }
+                guard a == b else { return "\(path): \(brief(a, source, l)) became \(brief(b, result, r))" }
             }
         case (.array(let l), .array(let r)), (.set(let l), .set(let r)):
             guard l.count == r.count else { return "\(path): \(l.count) elements became \(r.count)" }
@@ -67,6 +77,20 @@ func firstDifference(_ source: ArchiveGraph, _ result: ArchiveGraph) -> String? 
         }
     }
     return nil
+}
+
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--example" {
+    guard let example else {
+        print("no example: the corpus is absent")
+        exit(0)
+    }
+    do {
+        try example(CommandLine.arguments[2])
+        exit(0)
+    } catch {
+        print("the example failed: \(error)")
+        exit(1)
+    }
 }
 
 var failures = 0
