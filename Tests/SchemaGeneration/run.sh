@@ -7,6 +7,7 @@
 #   Tests/SchemaGeneration/run.sh            the CI set: the bundled fleet and 13 Apple-made archives
 #   Tests/SchemaGeneration/run.sh --all      every archive of ../shared/fixtures/apple and Fixtures/
 #   Tests/SchemaGeneration/run.sh FILE...    the given archives
+# With SCHEMA_ROUNDTRIP_DIR set, each round trip is also written there as NAME.roundtrip.
 # Apple-made archives come from ../shared/fixtures/apple; without it they are skipped, with a message.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"

@@ -99,6 +99,10 @@ for (path, roundTrip) in cases {
     do {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let output = try roundTrip(bytes)
+        // For comparing with other tools (run.sh --write DIR): NAME.roundtrip beside nothing else.
+        if let folder = ProcessInfo.processInfo.environment["SCHEMA_ROUNDTRIP_DIR"] {
+            try Data(output).write(to: URL(fileURLWithPath: folder).appendingPathComponent(name + ".roundtrip"))
+        }
         let sameFormat = bytes.starts(with: Array("bplist".utf8)) == output.starts(with: Array("bplist".utf8))
         if let difference = firstDifference(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: output)) {
             failures += 1
