@@ -94,8 +94,12 @@ generation_failures=0
 index=0
 for file in "${files[@]}"; do
   index=$((index + 1))
-  if "$TOOL" schema "$file" --swift --name "Schema$index" > "$WORK/Sources/Run/Schema$index.swift" 2> "$WORK/error.txt"; then
-    printf '    (%s, Schema%d.roundTrip),\n' "\"$(printf '%s' "$file" | sed 's/\\/\\\\/g; s/"/\\"/g')\"" "$index" >> "$WORK/Sources/Run/Cases.swift"
+  # The first file keeps the default namespace, ArchiveSchema (the library's own type of that
+  # name is then shadowed in this module, as in a user's).
+  namespace="Schema$index"; name_option=(--name "$namespace")
+  if [ "$index" -eq 1 ]; then namespace="ArchiveSchema"; name_option=(); fi
+  if "$TOOL" schema "$file" --swift "${name_option[@]}" > "$WORK/Sources/Run/Schema$index.swift" 2> "$WORK/error.txt"; then
+    printf '    (%s, %s.roundTrip),\n' "\"$(printf '%s' "$file" | sed 's/\\/\\\\/g; s/"/\\"/g')\"" "$namespace" >> "$WORK/Sources/Run/Cases.swift"
   else
     generation_failures=$((generation_failures + 1))
     echo "SCHEMA FAILED $(basename "$file"): $(cat "$WORK/error.txt")"
