@@ -40,6 +40,7 @@ extension ToolCommand {
 enum KeyedArchiveTool {
     static var commands: [any ToolCommand.Type] { [
         PlistCommand.self, ConvertCommand.self, DumpCommand.self, JSONCommand.self, ValidateCommand.self, DiffCommand.self,
+        SchemaCommand.self,
     ] }
 
     static var usage: String {

@@ -1,0 +1,133 @@
+import PropertyList
+
+extension ArchiveSchema {
+    /// The kinds under a key as one line: `NSArray of Airplane | Glider | $null`.
+    public func kindSummary(of key: Key) -> String {
+        var parts: [String] = []
+        for kind in key.kinds.kinds {
+            var text = kind.description
+            if case .object(let name) = kind, let contents = key.contents.first(where: { $0.className == name }) {
+                let elements = contents.elements.kinds.map(\.description).joined(separator: " | ")
+                if !contents.keys.isEmpty {
+                    text += " of \(contents.keys.kinds.map(\.description).joined(separator: " | ")) → \(elements.isEmpty ? "nothing" : elements)"
+                } else if !elements.isEmpty {
+                    text += " of \(elements)"
+                } else {
+                    text += " (empty)"
+                }
+                if contents.isTruncated { text += " | …" }
+            }
+            if key.kinds.kinds.count > 1, let count = key.kinds.counts[kind] { text += " ×\(count)" }
+            parts.append(text)
+        }
+        return parts.joined(separator: " | ")
+    }
+
+    /// The readable report `keyedarchive schema` prints. Text taken from the archives (class
+    /// names, keys) is escaped, so a hostile file cannot drive the terminal.
+    public var textDescription: String {
+        var text = "\(archiveCount) archive\(archiveCount == 1 ? "" : "s"), \(objectCount) objects, \(classes.filter { $0.instanceCount > 0 }.count) classes with instances\n"
+        text += "\n$top\n"
+        for key in topKeys {
+            text += "  \(key.storedKey.escapedForMessage)  \(presence(key.presentCount, of: archiveCount))  \(kindSummary(of: key).escapedForMessage)\n"
+        }
+        for type in classes where type.name != "NSObject" {
+            text += "\nclass \(type.name.escapedForMessage)"
+            var facts: [String] = ["\(type.instanceCount) instance\(type.instanceCount == 1 ? "" : "s")"]
+            if type.sharedCount > 0 { facts.append("\(type.sharedCount) shared") }
+            if type.isFoundation { facts.append("Foundation") }
+            text += " (\(facts.joined(separator: ", ")))\n"
+            for chain in type.chains {
+                text += "  chain: \(chain.map(\.escapedForMessage).joined(separator: " < "))\n"
+            }
+            if let superclass = type.superclass { text += "  superclass: \(superclass.escapedForMessage)\n" }
+            if !type.subclasses.isEmpty { text += "  subclasses: \(type.subclasses.map(\.escapedForMessage).joined(separator: ", "))\n" }
+            let width = min(32, type.keys.map { $0.storedKey.count }.max() ?? 0)
+            for key in type.keys {
+                let name = key.storedKey.escapedForMessage
+                let padding = String(repeating: " ", count: max(0, width - name.count))
+                text += "  \(name)\(padding)  \(presence(key.presentCount, of: type.instanceCount))  \(kindSummary(of: key).escapedForMessage)\n"
+            }
+            for key in type.declaredKeys where key.cycleCount > 0 || key.isBackReference {
+                var line = "  back-reference: \(key.storedKey.escapedForMessage)"
+                if key.cycleCount > 0 { line += " closes \(key.cycleCount) cycle\(key.cycleCount == 1 ? "" : "s")" }
+                text += line + " (decoded once the graph is built)\n"
+            }
+        }
+        if unattributedCycleCount > 0 {
+            text += "\n\(unattributedCycleCount) reference(s) close a cycle inside Foundation collections reached from $top\n"
+        }
+        return text
+    }
+
+    private func presence(_ present: Int, of total: Int) -> String {
+        present >= total ? "required" : "optional (\(present) of \(total))"
+    }
+
+    /// The report as JSON, for tools: `archives`, `objects`, `top` (keys), `classes` (each with
+    /// `name`, `instances`, `shared`, `chains`, `superclass`, `subclasses`, `foundation`,
+    /// `keys` as observed on the class itself, and `declaredKeys` as generated code declares
+    /// them, with `cycles` and `backReference`), and `unattributedCycles`.
+    public var jsonDescription: String {
+        var out = "{\n  \"archives\": \(archiveCount),\n  \"objects\": \(objectCount),\n  \"top\": ["
+        out += topKeys.map { json($0, total: archiveCount) }.joined(separator: ",")
+        out += "],\n  \"classes\": [\n"
+        var first = true
+        for type in classes {
+            if !first { out += ",\n" }
+            first = false
+            out += "    {\"name\": \(Self.jsonString(type.name)), \"instances\": \(type.instanceCount), \"shared\": \(type.sharedCount), "
+            out += "\"foundation\": \(type.isFoundation), \"chains\": [\(type.chains.map { "[\($0.map(Self.jsonString).joined(separator: ", "))]" }.joined(separator: ", "))], "
+            out += "\"superclass\": \(type.superclass.map(Self.jsonString) ?? "null"), \"subclasses\": [\(type.subclasses.map(Self.jsonString).joined(separator: ", "))],\n"
+            out += "     \"keys\": [" + type.keys.map { json($0, total: type.instanceCount) }.joined(separator: ",") + "],\n"
+            out += "     \"declaredKeys\": [" + type.declaredKeys.map { json($0, total: type.familyInstanceCount) }.joined(separator: ",") + "]}"
+        }
+        out += "\n  ],\n  \"unattributedCycles\": \(unattributedCycleCount)\n}\n"
+        return out
+    }
+
+    private func json(_ key: Key, total: Int) -> String {
+        var out = "\n       {\"key\": \(Self.jsonString(key.storedKey)), \"present\": \(key.presentCount), \"of\": \(total), \"required\": \(key.presentCount >= total), "
+        out += "\"kinds\": [\(jsonKinds(key.kinds))]"
+        if !key.contents.isEmpty {
+            out += ", \"contents\": [" + key.contents.map { contents in
+                var item = "{\"class\": \(Self.jsonString(contents.className)), \"elements\": [\(jsonKinds(contents.elements))]"
+                if !contents.keys.isEmpty { item += ", \"keys\": [\(jsonKinds(contents.keys))]" }
+                if contents.isTruncated { item += ", \"truncated\": true" }
+                return item + "}"
+            }.joined(separator: ", ") + "]"
+        }
+        if key.cycleCount > 0 { out += ", \"cycles\": \(key.cycleCount)" }
+        if key.isBackReference { out += ", \"backReference\": true" }
+        return out + "}"
+    }
+
+    private func jsonKinds(_ kinds: KindCounts) -> String {
+        kinds.kinds.map { "{\"kind\": \(Self.jsonString($0.description)), \"count\": \(kinds.counts[$0] ?? 0)}" }.joined(separator: ", ")
+    }
+
+    /// A JSON string literal: quotes, backslashes, controls, separators and bidi controls
+    /// escaped, so the output stays one valid document whatever the archive's names.
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                let value = scalar.value
+                if value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
+                    || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) || value == 0xFEFF {
+                    let hex = String(value, radix: 16, uppercase: false)
+                    out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

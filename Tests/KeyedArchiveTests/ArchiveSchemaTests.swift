@@ -1,0 +1,164 @@
+import Foundation
+import PropertyList
+import Testing
+@testable import KeyedArchive
+
+/// `ArchiveSchema`: checked against the fleet's model source (what the classes really are) and,
+/// over the Apple corpus, against Python's plistlib counting instances and keys on its own.
+@Suite struct ArchiveSchemaTests {
+    static func fleet() throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: ArchiveFixtures.projectFixtures.appendingPathComponent("fleet.plist")))
+    }
+
+    /// The fleet's classes as `Models/FleetModels.swift` and the Tutorial declare them.
+    @Test func fleetMatchesItsModels() throws {
+        let schema = try ArchiveSchema(archives: [try Self.fleet()])
+        let pilot = try #require(schema.class(named: "Pilot"))
+        let airplane = try #require(schema.class(named: "Airplane"))
+        let glider = try #require(schema.class(named: "Glider"))
+        let powered = try #require(schema.class(named: "PoweredAirplane"))
+        #expect(glider.superclass == "Airplane" && powered.superclass == "Airplane" && airplane.superclass == "NSObject")
+        #expect(Set(airplane.subclasses) == ["Glider", "PoweredAirplane"])
+        let array = try #require(schema.class(named: "NSArray"))
+        #expect(pilot.isModel && !array.isModel)
+        // The shared keys are declared once, by Airplane; each subclass declares its own.
+        #expect(Set(airplane.declaredKeys.map(\.storedKey)) == ["model", "registrationNumber", "airframeHours", "owner"])
+        #expect(Set(glider.declaredKeys.map(\.storedKey)) == ["aerotowLaunchCount", "winchLaunchCount"])
+        #expect(Set(powered.declaredKeys.map(\.storedKey)) == ["engineHorsepower", "engineHours"])
+        // engineHorsepower is an Int32 (inline); engineHours a UInt64 (an NSNumber object).
+        let horsepower = try #require(powered.declaredKeys.first { $0.storedKey == "engineHorsepower" })
+        #expect(horsepower.kinds.kinds.allSatisfy { if case .inlineInteger = $0 { return true } else { return false } })
+        let hours = try #require(powered.declaredKeys.first { $0.storedKey == "engineHours" })
+        #expect(hours.kinds.kinds.allSatisfy { if case .integer = $0 { return true } else { return false } })
+        // The owner refers back to the pilot that is still being decoded.
+        let owner = try #require(airplane.declaredKeys.first { $0.storedKey == "owner" })
+        #expect(owner.isBackReference && owner.cycleCount > 0)
+        #expect(owner.kinds.kinds == [.object("Pilot")])
+        // licenseDate is a Date? (nil archived as $null); airplanes an NSArray of the family.
+        let license = try #require(pilot.declaredKeys.first { $0.storedKey == "licenseDate" })
+        #expect(Set(license.kinds.kinds) == [.object("NSDate"), .null])
+        let airplanes = try #require(pilot.declaredKeys.first { $0.storedKey == "airplanes" })
+        let contents = try #require(airplanes.contents.first)
+        #expect(contents.className == "NSArray")
+        #expect(Set(contents.elements.kinds).isSubset(of: [.object("Airplane"), .object("Glider"), .object("PoweredAirplane")]))
+        let notes = try #require(pilot.declaredKeys.first { $0.storedKey == "notes" })
+        #expect(notes.contents.first?.keys.kinds.allSatisfy { $0 == .string } == true)
+        // Generated Swift follows the same shapes.
+        let source = schema.swiftSource(name: "Fleet")
+        #expect(source.contains("class Glider: Airplane {"))
+        #expect(source.contains("weak var owner: Pilot?"))
+        #expect(source.contains("var licenseDate: Date?"))
+        #expect(source.contains("var airplanes: [Airplane]"))
+        #expect(source.contains("registry.register(Glider.self, className: \"Glider\", superclass: Airplane.self)"))
+    }
+
+    /// Instance counts and key presence per class, as plistlib counts them, for every Apple
+    /// archive plistlib can read.
+    @Test func corpusCountsMatchPlistlib() throws {
+        guard ArchiveFixtures.isCorpusAvailable else {
+            print(ArchiveFixtures.skipMessage)
+            return
+        }
+        let script = #"""
+import json, plistlib, sys
+for path in sys.argv[1:]:
+    try:
+        with open(path, 'rb') as f: p = plistlib.load(f)
+    except Exception:
+        continue
+    objects = p['$objects']
+    counts, keys = {}, {}
+    for o in objects:
+        if isinstance(o, dict) and '$class' in o:
+            u = o['$class']
+            # plistlib's XML reader may leave {CF$UID: n} as a dictionary.
+            c = objects[u.data if hasattr(u, 'data') else u['CF$UID']]['$classname']
+            counts[c] = counts.get(c, 0) + 1
+            for k in o:
+                if k != '$class':
+                    keys.setdefault(c, {})
+                    keys[c][k] = keys[c].get(k, 0) + 1
+    print(path + '\t' + json.dumps({'counts': counts, 'keys': keys}))
+"""#
+        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("python3 not found; skipping the plistlib comparison")
+            return
+        }
+        let scriptURL = FileManager.default.temporaryDirectory.appendingPathComponent("schema-counts-\(UUID().uuidString).py")
+        try Data(script.utf8).write(to: scriptURL)
+        defer { try? FileManager.default.removeItem(at: scriptURL) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [scriptURL.path] + ArchiveFixtures.entries.map(\.url.path)
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        var compared = 0
+        for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: "\t", maxSplits: 1)
+            guard parts.count == 2,
+                  let reference = try JSONSerialization.jsonObject(with: Data(parts[1].utf8)) as? [String: Any],
+                  let countObjects = reference["counts"] as? [String: Any], let keyObjects = reference["keys"] as? [String: Any] else {
+                Issue.record("unreadable plistlib line: \(line.prefix(200))")
+                continue
+            }
+            func integers(_ object: Any?) -> [String: Int] {
+                var result: [String: Int] = [:]
+                for (key, value) in (object as? [String: Any]) ?? [:] { result[key] = (value as? NSNumber)?.intValue }
+                return result
+            }
+            let counts = integers(countObjects)
+            var keys: [String: [String: Int]] = [:]
+            for (name, presence) in keyObjects { keys[name] = integers(presence) }
+            let schema = try ArchiveSchema(archives: [[UInt8](try Data(contentsOf: URL(fileURLWithPath: String(parts[0]))))])
+            let ours = Dictionary(uniqueKeysWithValues: schema.classes.filter { $0.instanceCount > 0 }.map { ($0.name, $0.instanceCount) })
+            #expect(ours == counts, "\(parts[0])")
+            for (name, presence) in keys {
+                let observed = schema.class(named: name)?.keys ?? []
+                let ourPresence = Dictionary(uniqueKeysWithValues: observed.map { ($0.storedKey, $0.presentCount) })
+                #expect(ourPresence == presence, "\(parts[0]) \(name)")
+            }
+            compared += 1
+        }
+        // plistlib reads all but the 3 XML state files with raw U+0001 (corpus README).
+        #expect(compared >= ArchiveFixtures.entries.count - 3)
+    }
+
+    /// Class chains that loop, and names and keys that would break out of a Swift literal or
+    /// comment: the schema ends, and the generated file keeps them as escaped literals.
+    @Test func hostileNamesAndChains() throws {
+        let looped = ArchiveGenericObject(classes: ["Loop\"A", "LoopB", "NSObject"], fields: [("k\"}\nfunc x() {", .inline(.integer(1)))])
+        let other = ArchiveGenericObject(classes: ["LoopB", "Loop\"A", "NSObject"], fields: [("next", .object(looped)), ("$$weird", .inline(.bool(true)))])
+        let archiver = KeyedArchiver(registry: ArchiveRegistry())
+        try archiver.encode([other as any ArchiveObjectEncodable, looped], forKey: "root")
+        let schema = try ArchiveSchema(archives: [try archiver.finish()])
+        #expect(schema.class(named: "Loop\"A")?.instanceCount == 1)
+        let source = schema.swiftSource(name: "Hostile")
+        #expect(source.contains(#"className: "Loop\"A""#))
+        #expect(source.contains(#"rawValue(forStoredKey: "k\"}\nfunc x() {")"#) || source.contains(#"forKey: "k\"}\nfunc x() {""#))
+        #expect(!source.contains("\nfunc x() {"))
+        // A stored `$$weird` is the user key `$weird`, which the decoder escapes again.
+        #expect(source.contains(#"forKey: "$weird""#))
+        #expect(ArchiveSchema.isValidTypeName("Fleet") && !ArchiveSchema.isValidTypeName("1x") && !ArchiveSchema.isValidTypeName("a-b"))
+    }
+
+    /// Deep nesting and hostile files: every walk is iterative, so the schema of a 10,000-deep
+    /// archive is made on a small thread, and no file in Fixtures/hostile crashes it.
+    @Test func deepAndHostileFiles() throws {
+        let deep = [UInt8](try Data(contentsOf: ArchiveFixtures.projectFixtures.appendingPathComponent("deep/nested-arrays-10000.plist")))
+        let schema = try ArchiveSchema(archives: [deep])
+        #expect(schema.class(named: "NSArray")?.instanceCount ?? 0 >= 10_000)
+        let hostile = ArchiveFixtures.projectFixtures.appendingPathComponent("hostile")
+        let files = FileManager.default.enumerator(at: hostile, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        for file in files where !file.hasDirectoryPath {
+            guard let bytes = try? Data(contentsOf: file) else { continue }
+            if let schema = try? ArchiveSchema(archives: [[UInt8](bytes)]) {
+                _ = schema.textDescription
+                _ = schema.jsonDescription
+                _ = schema.swiftSource()
+            }
+        }
+    }
+}
