@@ -194,8 +194,10 @@ public struct ArchiveSchema: Sendable {
     }
 
     /// Infers the schema of `graphs` together (one archive or many that share classes).
-    /// - Parameter formats: the format of each graph's file, for generated round trips
-    ///   (binary when left out).
+    /// - Parameters:
+    ///   - graphs: the archives, read and validated.
+    ///   - formats: the format of each graph's file, for generated round trips (binary when
+    ///     left out).
     public init(graphs: [ArchiveGraph], formats: [ArchiveFormat] = []) {
         var builder = ArchiveSchemaBuilder()
         for graph in graphs { builder.observe(graph) }
