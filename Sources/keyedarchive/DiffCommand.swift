@@ -107,25 +107,8 @@ struct DiffCommand: ToolCommand {
         return text + "\n}\n"
     }
 
-    /// A JSON string: quotes, backslashes and every control character escaped.
+    /// A JSON string literal, escaped as every JSON output of the package escapes one.
     static func quoted(_ string: String) -> String {
-        var out = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        ArchiveSchema.jsonString(string)
     }
 }

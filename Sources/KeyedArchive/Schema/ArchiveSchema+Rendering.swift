@@ -107,8 +107,9 @@ extension ArchiveSchema {
     }
 
     /// A JSON string literal: quotes, backslashes, controls, separators and bidi controls
-    /// escaped, so the output stays one valid document whatever the archive's names.
-    static func jsonString(_ text: String) -> String {
+    /// escaped, so the output stays one valid document whatever the archive's names. The tool's
+    /// other JSON outputs (`diff --json`) quote their strings with it too.
+    package static func jsonString(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
