@@ -160,7 +160,7 @@ if arguments.count == 4, arguments[1] == "--prepare", let count = Int(arguments[
     try prepare(pilotCount: count, directory: arguments[3])
     exit(0)
 }
-// `--profile encode-binary|encode-xml|decode-binary|decode-xml|build OBJECTS`: one operation of ours, for callgrind.
+// `--profile encode-binary|encode-xml|decode-binary|decode-binary-data|decode-xml|build OBJECTS`: one operation of ours, for callgrind.
 if arguments.count == 4, arguments[1] == "--profile", let objects = Int(arguments[3]) {
     let count = pilots(forObjects: objects)
     let graph = Fleet.make(pilots: count)
@@ -168,6 +168,8 @@ if arguments.count == 4, arguments[1] == "--profile", let objects = Int(argument
     case "encode-binary": _ = try ourEncode(graph, format: .binary)
     case "encode-xml": _ = try ourEncode(graph, format: .xml)
     case "decode-binary": _ = try ourDecode(try ourEncode(graph, format: .binary))
+    case "decode-binary-data":
+        _ = try KeyedUnarchiver.unarchive([Pilot].self, from: Data(try ourEncode(graph, format: .binary)), registry: Fleet.registry)
     case "decode-xml": _ = try ourDecode(try ourEncode(graph, format: .xml))
     default: _ = Fleet.make(pilots: count)
     }

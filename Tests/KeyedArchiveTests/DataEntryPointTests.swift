@@ -43,6 +43,28 @@ import Testing
         }
     }
 
+    /// `KeyedUnarchiver(data:)` reads the caller's bytes in place: it keeps that very storage
+    /// (whose deallocator runs only when the unarchiver goes) rather than a copy of it (which
+    /// would let the storage go as soon as the caller drops its `Data`).
+    @Test func unarchiverKeepsTheCallersBytesInPlace() throws {
+        final class Flag: @unchecked Sendable { var freed = false }
+        let fleet = try KeyedArchiver.archive(Fleet.makePilots(), registry: Fleet.registry, format: .binary)
+        let flag = Flag()
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: fleet.count, alignment: 1)
+        storage.copyMemory(from: fleet, byteCount: fleet.count)
+        var data: Data? = Data(bytesNoCopy: storage, count: fleet.count, deallocator: .custom { pointer, _ in
+            flag.freed = true
+            pointer.deallocate()
+        })
+        var unarchiver: KeyedUnarchiver? = try KeyedUnarchiver(data: try #require(data), registry: Fleet.registry)
+        data = nil
+        #expect(!flag.freed, "the unarchiver let the caller's bytes go: it must have copied them")
+        let pilots = try #require(unarchiver).decode([Pilot].self)
+        #expect(try KeyedArchiver.archive(pilots, registry: Fleet.registry, format: .binary) == fleet)
+        unarchiver = nil
+        #expect(flag.freed, "the caller's bytes outlived the unarchiver")
+    }
+
     /// A fault in `Data` is reported as for the same bytes in an array.
     @Test func faultsInDataMatchFaultsInArrays() throws {
         var bytes = [UInt8](Self.foundationFleet(.binary))

@@ -50,6 +50,10 @@ import Testing
         }
         #expect(table.top == graph.topFields, "\(name): $top differs")
         let direct = canonical(.binary(table)), usual = canonical(.graph(graph))
+        // The same bytes in a `Data` slice, read in place: taken alike, read alike.
+        let dataTable = BinaryArchiveTable.read(DataEntryPointTests.slice(Data(bytes)), options: options)
+        #expect(dataTable != nil, "\(name): the table took the array but not the same bytes as Data")
+        if let dataTable, canonical(.binary(dataTable)) != direct { Issue.record("\(name): the table reads Data and arrays differently") }
         #expect(direct.count == usual.count, "\(name): object counts differ")
         if let uid = direct.indices.first(where: { $0 < usual.count && direct[$0] != usual[$0] }) {
             Issue.record("\(name): object \(uid) differs: \(direct[uid]) against \(usual[uid])")
@@ -197,6 +201,8 @@ import Testing
             #expect(BinaryArchiveTable.read(bytes, options: .default) != nil)
             let direct = try KeyedUnarchiver(bytes: bytes, registry: Fleet.registry).decode([Pilot].self)
             let usual = try KeyedUnarchiver(graph: try ArchiveGraph(bytes: bytes), registry: Fleet.registry).decode([Pilot].self)
+            let fromData = try KeyedUnarchiver(data: DataEntryPointTests.slice(Data(bytes)), registry: Fleet.registry).decode([Pilot].self)
+            #expect(try KeyedArchiver.archive(fromData, registry: Fleet.registry, format: .binary) == bytes)
             #expect(try KeyedArchiver.archive(direct, registry: Fleet.registry, format: .binary) == KeyedArchiver.archive(usual, registry: Fleet.registry, format: .binary))
             #expect(try KeyedArchiver.archive(direct, registry: Fleet.registry, format: .binary) == bytes)
             // The generic view is still there, built on request.

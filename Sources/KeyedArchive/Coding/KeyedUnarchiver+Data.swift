@@ -5,12 +5,10 @@ import Foundation
 #endif
 import PropertyList
 
-// Every entry point that takes an archive's bytes takes `Data` too. The property-list readers
-// and the generic view read the caller's storage in place. The unarchiver's fast reader keeps
-// the bytes it reads as an array for the whole decode: reading a `Data` in place there put a
-// branch and `Data`'s access into every field read, which cost decoding from an array about 2 %
-// of its instructions (callgrind, fleet decode); so a `Data` is copied into one array once — a
-// memcpy, some 0.3 % of decoding the same archive.
+// Every entry point that takes an archive's bytes takes `Data` too, and reads the caller's
+// storage in place: the property-list readers and the generic view while they read, the
+// unarchiver's binary fast reader for as long as the unarchiver lives (it keeps the `Data`,
+// whose bytes no one else can change under it).
 
 extension ArchiveGraph {
     /// Reads and validates an archive from binary or XML property-list bytes held in `data`,
@@ -30,11 +28,10 @@ extension ArchiveGraph {
 }
 
 extension KeyedUnarchiver {
-    /// An unarchiver reading the archive in `data` (copied once into the array the binary fast
-    /// reader keeps while it decodes).
+    /// An unarchiver reading the archive in `data` in place (it keeps `data` while it lives).
     /// - Throws: ``ArchiveError`` if the bytes are not a valid keyed archive.
     public convenience init(data: Data, registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
-        try self.init(bytes: [UInt8](data), registry: registry, options: options)
+        try self.init(table: BinaryArchiveTable.read(data, options: options), source: .data(data, options), registry: registry, options: options)
     }
 
     /// Decodes the object under `root` of the archive in `data`.

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#elseif canImport(Foundation)
+import Foundation
+#endif
 import PropertyList
 
 /// Decodes object graphs from an `NSKeyedArchiver` archive, creating only types admitted by an
@@ -15,9 +20,18 @@ public final class KeyedUnarchiver {
     let session: ArchiveDecodingSession
     private let topFields: ArchiveFields
     /// How the generic view is had: built already, or built from the bytes on first use.
-    private enum GraphSource {
+    enum GraphSource {
         case built(ArchiveGraph)
         case bytes([UInt8], ArchiveReadingOptions)
+        case data(Data, ArchiveReadingOptions)
+
+        func graph() throws(ArchiveError) -> ArchiveGraph {
+            switch self {
+            case .built(let graph): return graph
+            case .bytes(let bytes, let options): return try ArchiveGraph(bytes: bytes, options: options)
+            case .data(let data, let options): return try ArchiveGraph(data: data, options: options)
+            }
+        }
     }
     private var graphSource: GraphSource
     /// Whether one of the `decode` functions is under way: a model that calls another one of
@@ -32,26 +46,28 @@ public final class KeyedUnarchiver {
     /// the error is there only so that a disagreement between the two would surface as one.
     public var graph: ArchiveGraph {
         get throws(ArchiveError) {
-            switch graphSource {
-            case .built(let graph):
-                return graph
-            case .bytes(let bytes, let options):
-                let graph = try ArchiveGraph(bytes: bytes, options: options)
-                graphSource = .built(graph)
-                return graph
-            }
+            if case .built(let graph) = graphSource { return graph }
+            let graph = try graphSource.graph()
+            graphSource = .built(graph)
+            return graph
         }
     }
 
     /// - Throws: ``ArchiveError`` if the bytes are not a valid keyed archive.
-    public init(bytes: [UInt8], registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
-        if let table = BinaryArchiveTable.read(bytes, options: options) {
+    public convenience init(bytes: [UInt8], registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
+        try self.init(table: BinaryArchiveTable.read(bytes, options: options), source: .bytes(bytes, options), registry: registry, options: options)
+    }
+
+    /// An unarchiver reading `table`, the binary fast reader's view of the bytes in `source`,
+    /// or, when the fast reader left them to the usual path (nil), the graph built from them.
+    init(table: BinaryArchiveTable?, source: GraphSource, registry: ArchiveRegistry, options: ArchiveReadingOptions) throws(ArchiveError) {
+        if let table {
             session = ArchiveDecodingSession(store: .binary(table), registry: registry, options: options)
             topFields = ArchiveFields(table.top)
-            graphSource = .bytes(bytes, options)
+            graphSource = source
         } else {
             // XML, an unusual binary shape, or a faulty file: the graph path reads it or names the fault.
-            let graph = try ArchiveGraph(bytes: bytes, options: options)
+            let graph = try source.graph()
             session = ArchiveDecodingSession(store: .graph(graph), registry: registry, options: options)
             topFields = ArchiveFields(graph.topFields)
             graphSource = .built(graph)
@@ -91,9 +107,14 @@ public final class KeyedUnarchiver {
         session.beginStackWatch()
         do {
             try session.checkKeysAreUnique(topFields, uid: nil)
-            let result = try body()
-            try session.resolveDeferred()
-            return result
+            func decode() throws(ArchiveError) -> R {
+                let result = try body()
+                try session.resolveDeferred()
+                return result
+            }
+            // A binary table reads the caller's bytes in place for the whole decode.
+            if let table = session.binaryTable { return try table.withBytesInPlace(decode) }
+            return try decode()
         } catch {
             session.failed = true
             session.discardDeferred()

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#elseif canImport(Foundation)
+import Foundation
+#endif
 import PropertyList
 
 /// A binary keyed archive read in place, for typed decoding without the value tree.
@@ -40,7 +45,20 @@ final class BinaryArchiveTable {
     static let maximumLayoutKeys = 32
     static let noLayout: UInt8 = 0xFF
 
-    let bytes: [UInt8]
+    /// The caller's bytes, as given: an array or a `Data`, never copied to be read.
+    private enum Storage {
+        case array([UInt8])
+        case data(Data)
+    }
+    private let storage: Storage
+    /// Where the bytes are read: the caller's storage while ``withBytesInPlace(_:)`` runs (a whole
+    /// decode), else this table's own copy, made on the first read outside one (a decoder used
+    /// directly or kept past its decode), or empty until then. A `Storage` cannot be read in
+    /// place at each field read: `Data.withUnsafeBytes` there cost decoding 40 %, and a branch
+    /// between the two kinds, 1.5 % (callgrind). Held in allocated memory, so that reading it
+    /// costs no exclusivity check.
+    private let readBytes: UnsafeMutablePointer<UnsafeRawBufferPointer>
+    private var ownCopy: UnsafeMutableRawBufferPointer?
     let referenceSize: Int
     let objectOffsets: [UInt32]
     let entries: [Entry]
@@ -48,14 +66,15 @@ final class BinaryArchiveTable {
     /// `$top`, materialized (a few entries).
     let top: PropertyListDictionary
 
-    private init(bytes: [UInt8], referenceSize: Int, objectOffsets: [UInt32], entries: [Entry],
-                 descriptors: [ArchiveGraph.ClassDescriptor], top: PropertyListDictionary) {
-        self.bytes = bytes
-        self.referenceSize = referenceSize
-        self.objectOffsets = objectOffsets
-        self.entries = entries
-        self.descriptors = descriptors
-        self.top = top
+    private init(storage: Storage, result: BinaryArchiveValidator.Result) {
+        self.storage = storage
+        readBytes = .allocate(capacity: 1)
+        readBytes.initialize(to: UnsafeRawBufferPointer(start: nil, count: 0))
+        referenceSize = result.referenceSize
+        objectOffsets = result.offsets
+        entries = result.entries
+        descriptors = result.descriptors
+        top = result.top
         keyMemo = .allocate(capacity: Self.keyMemoSlots)
         keyMemo.initialize(repeating: KeyMemoSlot(), count: Self.keyMemoSlots)
         layoutPositions = .allocate(capacity: Self.layoutCount * Self.keyMemoSlots)
@@ -63,6 +82,8 @@ final class BinaryArchiveTable {
     }
 
     deinit {
+        readBytes.deallocate()
+        ownCopy?.deallocate()
         keyMemo.deinitialize(count: Self.keyMemoSlots)
         keyMemo.deallocate()
         layoutPositions.deallocate()
@@ -73,12 +94,64 @@ final class BinaryArchiveTable {
     /// The validated table, or nil when the file is faulty or has a shape this reader leaves to
     /// the usual path.
     static func read(_ bytes: [UInt8], options: ArchiveReadingOptions) -> BinaryArchiveTable? {
-        bytes.withUnsafeBytes { raw -> BinaryArchiveTable? in
-            var validator = BinaryArchiveValidator(raw: raw, options: options)
-            guard let result = validator.validate() else { return nil }
-            return BinaryArchiveTable(bytes: bytes, referenceSize: result.referenceSize, objectOffsets: result.offsets,
-                                      entries: result.entries, descriptors: result.descriptors, top: result.top)
+        guard let result = bytes.withUnsafeBytes({ validate($0, options: options) }) else { return nil }
+        return BinaryArchiveTable(storage: .array(bytes), result: result)
+    }
+
+    /// The same for the archive in `data`, which the table keeps and reads in place.
+    static func read(_ data: Data, options: ArchiveReadingOptions) -> BinaryArchiveTable? {
+        guard let result = data.withUnsafeBytes({ validate($0, options: options) }) else { return nil }
+        return BinaryArchiveTable(storage: .data(data), result: result)
+    }
+
+    private static func validate(_ raw: UnsafeRawBufferPointer, options: ArchiveReadingOptions) -> BinaryArchiveValidator.Result? {
+        var validator = BinaryArchiveValidator(raw: raw, options: options)
+        return validator.validate()
+    }
+
+    /// Runs `body` with every read of this table made in the caller's storage, in place.
+    func withBytesInPlace<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        let result: Result<R, E>
+        switch storage {
+        case .array(let bytes): result = bytes.withUnsafeBytes { raw in bindingBytes(raw, body) }
+        case .data(let data): result = data.withUnsafeBytes { raw in bindingBytes(raw, body) }
         }
+        return try result.get()
+    }
+
+    private func bindingBytes<R, E: Error>(_ raw: UnsafeRawBufferPointer, _ body: () throws(E) -> R) -> Result<R, E> {
+        let outside = readBytes.pointee
+        readBytes.pointee = raw
+        // The pointer is valid only in here: what was read outside comes back, on a throw too.
+        defer { readBytes.pointee = outside }
+        do throws(E) { return .success(try body()) } catch { return .failure(error) }
+    }
+
+    /// Runs `body` on the archive's bytes. A validated archive is never empty (a binary plist
+    /// has a header and a trailer), so empty bytes mean "outside a decode, not yet copied".
+    @inline(__always)
+    private func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        var raw = readBytes.pointee
+        if _slowPath(raw.isEmpty) { raw = bytesOutsideDecode() }
+        return body(raw)
+    }
+
+    @inline(never)
+    private func bytesOutsideDecode() -> UnsafeRawBufferPointer {
+        let copy: UnsafeMutableRawBufferPointer
+        switch storage {
+        case .array(let bytes): copy = bytes.withUnsafeBytes { Self.copying($0) }
+        case .data(let data): copy = data.withUnsafeBytes { Self.copying($0) }
+        }
+        ownCopy = copy
+        readBytes.pointee = UnsafeRawBufferPointer(copy)
+        return UnsafeRawBufferPointer(copy)
+    }
+
+    private static func copying(_ raw: UnsafeRawBufferPointer) -> UnsafeMutableRawBufferPointer {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: raw.count, alignment: 1)
+        copy.copyMemory(from: raw)
+        return copy
     }
 
     // MARK: Reading validated objects
@@ -103,7 +176,7 @@ final class BinaryArchiveTable {
 
     /// The value of a validated binary object that is a scalar or an array of scalars.
     func value(ofObject object: Int) -> PropertyListValue {
-        let header = bytes.withUnsafeBytes { raw in Self.header(raw, at: Int(objectOffsets[object])) }
+        let header = withBytes { raw in Self.header(raw, at: Int(objectOffsets[object])) }
         switch header.marker >> 4 {
         case 0x4, 0x5, 0x6:
             // Short ones are inline in the value: nothing to share.
@@ -123,14 +196,14 @@ final class BinaryArchiveTable {
     }
 
     private func makeValue(_ object: Int) -> PropertyListValue {
-        bytes.withUnsafeBytes { raw in
+        withBytes { raw in
             objectOffsets.withUnsafeBufferPointer { Self.value(raw, offsets: $0, referenceSize: referenceSize, object: object) }
         }
     }
 
     /// The element objects of a validated array, in order.
     private func arrayElements(_ header: Header) -> [Int] {
-        bytes.withUnsafeBytes { raw in
+        withBytes { raw in
             (0..<header.count).map { Self.load(raw, at: header.payload &+ $0 &* referenceSize, width: referenceSize) }
         }
     }
@@ -148,7 +221,7 @@ final class BinaryArchiveTable {
     /// collection's elements are read from the bytes as they are decoded.
     func referenceArray(_ storedKey: String, inDictionary object: FieldDictionary) -> (payload: Int, count: Int)? {
         guard let arrayObject = fieldObject(storedKey, inDictionary: object) else { return nil }
-        return bytes.withUnsafeBytes { raw -> (payload: Int, count: Int)? in
+        return withBytes { raw -> (payload: Int, count: Int)? in
             objectOffsets.withUnsafeBufferPointer { offsets -> (payload: Int, count: Int)? in
                 let header = Self.header(raw, at: Int(offsets[arrayObject]))
                 guard header.marker >> 4 == 0xA else { return nil }
@@ -164,7 +237,7 @@ final class BinaryArchiveTable {
 
     /// The reference at `position` of an array that ``referenceArray(_:inDictionary:)`` checked.
     func reference(inArrayAt payload: Int, position: Int) -> ArchiveReference {
-        bytes.withUnsafeBytes { raw in
+        withBytes { raw in
             let object = Self.load(raw, at: payload &+ position &* referenceSize, width: referenceSize)
             let offset = Int(objectOffsets[object])
             let width = Int(raw[offset] & 0x0F) &+ 1
@@ -186,7 +259,7 @@ final class BinaryArchiveTable {
     @inline(__always)
     func fieldContent(_ storedKey: String, inDictionary object: FieldDictionary) -> FieldContent {
         guard let valueObject = fieldObject(storedKey, inDictionary: object) else { return .absent }
-        return bytes.withUnsafeBytes { raw -> FieldContent in
+        return withBytes { raw -> FieldContent in
             let offset = Int(objectOffsets[valueObject])
             let marker = raw[offset]
             switch marker {
@@ -204,7 +277,7 @@ final class BinaryArchiveTable {
         let entry = entries[uid]
         guard entry.kind == .string else { return nil }
         let object = Int(entry.object)
-        let short = bytes.withUnsafeBytes { raw -> String? in
+        let short = withBytes { raw -> String? in
             let marker = raw[Int(objectOffsets[object])]
             // Short ASCII, the length in the marker: made inline, nothing to share.
             guard marker >> 4 == 0x5, marker & 0x0F != 0x0F else { return nil }
@@ -219,7 +292,7 @@ final class BinaryArchiveTable {
     func plainInteger(entry uid: Int) -> Int64? {
         let entry = entries[uid]
         guard entry.kind == .integer else { return nil }
-        return bytes.withUnsafeBytes { raw -> Int64? in
+        return withBytes { raw -> Int64? in
             let offset = Int(objectOffsets[Int(entry.object)])
             let marker = raw[offset]
             guard (0x10...0x13).contains(marker) else { return nil }
@@ -243,7 +316,7 @@ final class BinaryArchiveTable {
         // another text while the memo holds it: equal words are the same text.
         // (nil on a 32-bit platform: every lookup then compares texts.)
         let identity = storedKey.representationWords
-        return bytes.withUnsafeBytes { raw -> Int? in
+        return withBytes { raw -> Int? in
             objectOffsets.withUnsafeBufferPointer { offsets -> Int? in
                 let header = Self.header(raw, at: Int(offsets[Int(dictionary.object)]))
                 let size = referenceSize
@@ -355,7 +428,7 @@ final class BinaryArchiveTable {
 
     /// The key and value objects of a validated dictionary, in file order.
     func pairs(ofDictionary object: Int) -> [(key: Int, value: Int)] {
-        bytes.withUnsafeBytes { raw in
+        withBytes { raw in
             let header = Self.header(raw, at: Int(objectOffsets[object]))
             var result: [(key: Int, value: Int)] = []
             result.reserveCapacity(header.count)
