@@ -48,7 +48,8 @@ import Testing
     /// would let the storage go as soon as the caller drops its `Data`).
     @Test func unarchiverKeepsTheCallersBytesInPlace() throws {
         final class Flag: @unchecked Sendable { var freed = false }
-        let fleet = try KeyedArchiver.archive(Fleet.makePilots(), registry: Fleet.registry, format: .binary)
+        let fleet = try KeyedArchiver.archive(FleetFixtureTests.makeFleet(), registry: Fleet.registry, format: .binary)
+        #expect(BinaryArchiveTable.read(fleet, options: .default) != nil)
         let flag = Flag()
         let storage = UnsafeMutableRawPointer.allocate(byteCount: fleet.count, alignment: 1)
         storage.copyMemory(from: fleet, byteCount: fleet.count)
@@ -63,6 +64,46 @@ import Testing
         #expect(try KeyedArchiver.archive(pilots, registry: Fleet.registry, format: .binary) == fleet)
         unarchiver = nil
         #expect(flag.freed, "the caller's bytes outlived the unarchiver")
+    }
+
+    /// A pilot that keeps the decoder it was given, to read through it after its decode.
+    final class DecoderKeeper: KeyedArchivable {
+        let name: String
+        let decoder: KeyedArchiveDecoder
+        init(from decoder: KeyedArchiveDecoder) throws(ArchiveError) {
+            name = try decoder.decode(String.self, forKey: "name")
+            self.decoder = decoder
+        }
+        func encode(to encoder: KeyedArchiveEncoder) throws(ArchiveError) {}
+    }
+
+    /// Reads outside an unarchiver's `decode` calls (its `topLevelDecoder` used directly, a
+    /// decoder kept past its decode) see the same bytes, from an array or a `Data`: the
+    /// caller's storage is read in place only during a decode, and a copy serves the rest.
+    @Test func readsOutsideADecodeSeeTheSameBytes() throws {
+        let pilots = FleetFixtureTests.makeFleet()
+        for pilot in pilots { for airplane in pilot.airplanes { airplane.owner = nil } }
+        let fleet = try KeyedArchiver.archive(pilots, registry: Fleet.registry, format: .binary)
+        #expect(BinaryArchiveTable.read(fleet, options: .default) != nil)
+        let expected = try KeyedUnarchiver.unarchive([Pilot].self, from: fleet, registry: Fleet.registry)
+        var keeping = ArchiveRegistry()
+        keeping.register(DecoderKeeper.self, className: "Pilot")
+        keeping.register(Airplane.self)
+        keeping.register(PoweredAirplane.self, superclass: Airplane.self)
+        keeping.register(Glider.self, superclass: Airplane.self)
+        for makeUnarchiver in [{ try KeyedUnarchiver(bytes: fleet, registry: $0) },
+                               { try KeyedUnarchiver(data: Self.slice(Data(fleet)), registry: $0) }] as [(ArchiveRegistry) throws -> KeyedUnarchiver] {
+            let direct = try makeUnarchiver(Fleet.registry).topLevelDecoder.decode([Pilot].self, forKey: "root")
+            #expect(direct.map(\.name) == expected.map(\.name))
+            #expect(direct.map { $0.airplanes.map(\.registrationNumber) } == expected.map { $0.airplanes.map(\.registrationNumber) })
+
+            let keepers = try makeUnarchiver(keeping).decode([DecoderKeeper].self)
+            #expect(keepers.map(\.name) == expected.map(\.name))
+            for (keeper, pilot) in zip(keepers, expected) {
+                #expect(try keeper.decoder.decode(String.self, forKey: "name") == pilot.name)
+                #expect(try keeper.decoder.decode([Airplane].self, forKey: "airplanes").map(\.model) == pilot.airplanes.map(\.model))
+            }
+        }
     }
 
     /// A fault in `Data` is reported as for the same bytes in an array.
