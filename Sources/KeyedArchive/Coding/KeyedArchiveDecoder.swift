@@ -64,7 +64,7 @@ public struct KeyedArchiveDecoder {
     private func content(forKey key: String) -> BinaryArchiveTable.FieldContent {
         noteRead(key)
         guard let table = session.binaryTable, let dictionary = fields.binaryDictionary,
-              key.utf8.first != UInt8(ascii: "$") else { return .other }
+              !ArchiveKeys.needsEscape(key) else { return .other }
         return table.fieldContent(key, inDictionary: dictionary)
     }
 

