@@ -6,9 +6,9 @@ import Foundation
 import PropertyList
 
 // Every entry point that takes an archive's bytes takes `Data` too, and reads the caller's
-// storage in place: the property-list readers and the generic view while they read, the
-// unarchiver's binary fast reader for as long as the unarchiver lives (it keeps the `Data`,
-// whose bytes no one else can change under it).
+// storage in place: the property-list readers and the generic view while they read; the
+// unarchiver's binary fast reader during each of its `decode` calls. The unarchiver keeps the
+// `Data`, whose bytes no one can change under it (a `Data` is a value).
 
 extension ArchiveGraph {
     /// Reads and validates an archive from binary or XML property-list bytes held in `data`,
@@ -28,7 +28,8 @@ extension ArchiveGraph {
 }
 
 extension KeyedUnarchiver {
-    /// An unarchiver reading the archive in `data` in place (it keeps `data` while it lives).
+    /// An unarchiver reading the archive in `data` in place: it keeps `data` while it lives,
+    /// and its `decode` calls read those bytes without copying them.
     /// - Throws: ``ArchiveError`` if the bytes are not a valid keyed archive.
     public convenience init(data: Data, registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
         try self.init(table: BinaryArchiveTable.read(data, options: options), source: .data(data, options), registry: registry, options: options)
