@@ -20,7 +20,8 @@
 //   - decoding the input's bytes directly (`KeyedUnarchiver(bytes:)`, which reads a binary
 //     archive in place and takes typed decoding's shortcuts) gives the same outcome as decoding
 //     the generic view: the same error (code, UID, key path and message), or an equal graph —
-//     also under a visit budget and a primitive policy taken from the input's last byte.
+//     also under a visit budget and a primitive policy taken from the input's last byte; and
+//     the same bytes in a `Data` slice (`KeyedUnarchiver(data:)`) give what the array gives.
 // Any crash, sanitizer report (leaks included: a decoded graph must be freed), timeout,
 // out-of-memory or failed check is a finding (Docs/Fuzzing.md).
 
@@ -242,6 +243,17 @@ enum TypedFleet {
             fuzzFinding("\(what): decoding the bytes succeeds where the generic view fails with \(error)")
         case (.success, .failure(let error)):
             fuzzFinding("\(what): decoding the bytes fails with \(error) where the generic view succeeds")
+        }
+        // The same bytes as a `Data` slice, read in place, give what the array gives.
+        let slice = (Data([0xA5]) + Data(bytes)).dropFirst()
+        let fromData = Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(data: slice, registry: registry, options: options).decode(type) })
+        switch (direct, fromData) {
+        case (.failure(let error), .failure(let again)):
+            guard again == error, again.message == error.message else { fuzzFinding("\(what): decoding a Data and an array fail differently: \(again) vs \(error)") }
+        case (.success(let value), .success(let again)):
+            guard shape(again) == shape(value) else { fuzzFinding("\(what): decoding a Data and an array give different graphs") }
+        default:
+            fuzzFinding("\(what): decoding a Data and an array disagree: \(fromData) vs \(direct)")
         }
         return usual
     }

@@ -144,6 +144,22 @@ for path in sys.argv[1:]:
         #expect(ArchiveSchema.isValidTypeName("Fleet") && !ArchiveSchema.isValidTypeName("1x") && !ArchiveSchema.isValidTypeName("a-b"))
     }
 
+    /// The one quoter behind JSON strings and Swift literals: what Foundation's JSON reader reads
+    /// back is the text itself, and the invisible scalars are spelled as escapes in both.
+    @Test func quotedTextReadsBackAndShowsInvisibleScalars() throws {
+        let texts = ["plain", "quote \" back\\slash", "tab\tline\nreturn\r", "\u{0}\u{1F}\u{7F}\u{9F}",
+                     "sep\u{2028}\u{2029}", "bidi\u{202E}\u{2066}\u{2069}", "\u{FEFF}bom", "joiner\u{200D}é😀", ""]
+        for text in texts {
+            let json = ArchiveSchema.jsonString(text)
+            let back = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed) as? String
+            #expect(back == text, "\(json)")
+            #expect(!json.unicodeScalars.contains { ArchiveSchema.isInvisible($0) })
+        }
+        #expect(ArchiveSchema.jsonString("a\u{202E}\u{1}\u{FEFF}") == #""a\u202e\u0001\ufeff""#)
+        #expect(SwiftSourceWriter.literal("a\u{202E}\u{1}\t\u{200D}é") == #""a\u{202e}\u{1}\t\u{200d}é""#)
+        #expect(ArchiveSchema.jsonString("\u{200D}") == "\"\u{200D}\"")
+    }
+
     /// Deep nesting and hostile files: every walk is iterative, so the schema of a 10,000-deep
     /// archive is made on a small thread, and no file in Fixtures/hostile crashes it.
     @Test func deepAndHostileFiles() throws {

@@ -110,6 +110,19 @@ extension ArchiveSchema {
     /// escaped, so the output stays one valid document whatever the archive's names. The tool's
     /// other JSON outputs (`diff --json`) quote their strings with it too.
     package static func jsonString(_ text: String) -> String {
+        quoted(text) { scalar in
+            // Every scalar escaped here is below U+10000, so four digits always do.
+            let hex = String(scalar.value, radix: 16, uppercase: false)
+            return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
+    }
+
+    /// `text` in double quotes, with quotes, backslashes and the three common controls escaped
+    /// as `\"`, `\\`, `\n`, `\r`, `\t` (JSON and Swift spell them alike), and every other scalar
+    /// ``isInvisible(_:)`` admits, or that `alsoEscapes` asks for, written by `hex`: the one
+    /// escaping both the JSON and the Swift renderers use.
+    static func quoted(_ text: String, alsoEscapes: (Unicode.Scalar) -> Bool = { _ in false },
+                       hex: (Unicode.Scalar) -> String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -119,16 +132,21 @@ extension ArchiveSchema {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                let value = scalar.value
-                if value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
-                    || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) || value == 0xFEFF {
-                    let hex = String(value, radix: 16, uppercase: false)
-                    out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                if isInvisible(scalar) || alsoEscapes(scalar) {
+                    out += hex(scalar)
                 } else {
                     out.unicodeScalars.append(scalar)
                 }
             }
         }
         return out + "\""
+    }
+
+    /// Controls, line and paragraph separators, bidirectional controls and U+FEFF: scalars that
+    /// would break a line or reorder what a reader sees if written as themselves.
+    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        return value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
+            || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) || value == 0xFEFF
     }
 }

@@ -153,25 +153,11 @@ struct SwiftSourceWriter {
     /// A Swift string literal of `text`: escapes for quotes, backslashes, controls, separators
     /// and bidirectional controls, so the literal is exactly the archive's text.
     static func literal(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                let value = scalar.value
-                if value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029 || (0x202A...0x202E).contains(value)
-                    || (0x2066...0x2069).contains(value) || value == 0xFEFF || !scalar.isASCII && scalar.properties.generalCategory == .format {
-                    out += "\\u{\(String(value, radix: 16))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
+        // Other format characters (zero-width joiners, soft hyphens…) are invisible in the
+        // generated source too: escaped, a reader sees them.
+        ArchiveSchema.quoted(text, alsoEscapes: { !$0.isASCII && $0.properties.generalCategory == .format }) { scalar in
+            "\\u{\(String(scalar.value, radix: 16))}"
         }
-        return out + "\""
     }
 
     /// Text from an archive inside a `//` comment: one line, nothing that could end it early.
