@@ -52,7 +52,7 @@ enum ArchiveValueDecoding {
 
     /// How deep sets and dictionaries may nest in what decoding compares while it reads (a
     /// dictionary's keys, an ordered set's elements): far beyond real keys, and little stack.
-    static let maximumComparedNesting = ThreadStackLimit.uncheckedDepth
+    static let maximumComparedNesting = 64
 
     private static let nodeType = ObjectIdentifier(Node.self)
 
