@@ -4,16 +4,16 @@
 /// are sequences of UTF-16 units: Core Foundation keeps those two as different strings and
 /// different dictionary keys. A lossless model must never merge them, so every comparison that
 /// decides identity (value equality, key lookup, the writer's sharing) goes through here.
-struct ExactString: Hashable, Sendable {
-    let string: String
+package struct ExactString: Hashable, Sendable {
+    package let string: String
 
-    init(_ string: String) { self.string = string }
+    package init(_ string: String) { self.string = string }
 
-    static func == (lhs: ExactString, rhs: ExactString) -> Bool {
+    package static func == (lhs: ExactString, rhs: ExactString) -> Bool {
         lhs.string.isExactlyEqual(to: rhs.string)
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         // Hash the UTF-8 bytes, consistent with exact equality.
         var copy = string
         copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }

@@ -152,6 +152,17 @@ import Testing
         #expect(try Self.diff(Self.fleet(), Self.fleet(extraField: true)) == ["root.airplanes[1].wingspan: only in B: real 15.0"])
     }
 
+    /// Field names that are canonically equivalent but not the same scalars ("é" and "e" +
+    /// U+0301) are different keys to the archive, so they are different fields to the diff.
+    @Test func namesMatchByTheirExactScalars() throws {
+        let composed = Self.archive([Self.instance(2, [("caf\u{E9}", 1)]), Self.classDictionary(["Menu", "NSObject"])])
+        let decomposed = Self.archive([Self.instance(2, [("cafe\u{301}", 1)]), Self.classDictionary(["Menu", "NSObject"])])
+        let found = try Self.diff(composed, decomposed)
+        #expect(found.count == 2)
+        #expect(found.contains { $0.contains("only in A") } && found.contains { $0.contains("only in B") })
+        #expect(try Self.diff(composed, composed) == [])
+    }
+
     @Test func classesAndChains() throws {
         #expect(try Self.diff(Self.fleet(), Self.fleet(gliderChain: ["Sailplane", "Airplane", "NSObject"])) == ["root.airplanes[1]: class changed: Glider → Sailplane"])
         let chain = try Self.diff(Self.fleet(), Self.fleet(gliderChain: ["Glider", "NSObject"]))

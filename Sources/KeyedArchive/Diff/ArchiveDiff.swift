@@ -649,17 +649,18 @@ struct DiffWalk {
     /// Fields, dictionary entries or `$top` keys by name: order never matters; a name stored
     /// twice is matched by its first occurrence.
     private mutating func compareByName(_ x: [PropertyListDictionary.Entry], _ y: [PropertyListDictionary.Entry], parent: Int, checkSharing: Bool, unescape: Bool) {
-        var positionsY: [String: Int] = [:]
+        // Names match by their exact scalars, as the archive's own dictionaries tell them apart.
+        var positionsY: [ExactString: Int] = [:]
         positionsY.reserveCapacity(y.count)
-        for (position, entry) in y.enumerated() where positionsY[entry.key] == nil {
-            positionsY[entry.key] = position
+        for (position, entry) in y.enumerated() where positionsY[ExactString(entry.key)] == nil {
+            positionsY[ExactString(entry.key)] = position
         }
         var matchedY = [Bool](repeating: false, count: y.count)
         var pending: [Work] = []
         for entry in x {
             let name = unescape ? (ArchiveKeys.unescape(entry.key) ?? entry.key) : entry.key
             let path = paths.child(of: parent, .key(name))
-            if let position = positionsY[entry.key], !matchedY[position] {
+            if let position = positionsY[ExactString(entry.key)], !matchedY[position] {
                 matchedY[position] = true
                 pending.append(Work(path: path, a: entry.value, b: y[position].value, checkSharing: checkSharing))
             } else {
@@ -678,16 +679,16 @@ struct DiffWalk {
     /// in stored order. Paths name the key's text.
     private mutating func compareDictionaries(_ keysX: [PropertyListValue], _ valuesX: [PropertyListValue], _ keysY: [PropertyListValue], _ valuesY: [PropertyListValue],
                                               at path: Int, checkSharing: Bool) {
-        var available: [String: [Int]] = [:]
+        var available: [ExactString: [Int]] = [:]
         for (position, key) in keysY.enumerated().reversed() {
-            available[b.keyText(key), default: []].append(position)
+            available[ExactString(b.keyText(key)), default: []].append(position)
         }
         var matchedY = [Bool](repeating: false, count: keysY.count)
         var pending: [Work] = []
         for (position, key) in keysX.enumerated() {
             let text = a.keyText(key)
             let entryPath = paths.child(of: path, .key(a.keyName(key, text: text)))
-            if let other = available[text]?.popLast() {
+            if let other = available[ExactString(text)]?.popLast() {
                 matchedY[other] = true
                 pending.append(Work(path: entryPath, a: valuesX[position], b: valuesY[other], checkSharing: checkSharing))
             } else {
@@ -707,14 +708,14 @@ struct DiffWalk {
         if x.count != y.count {
             report(.countChanged, at: path, "\(x.count) elements", "\(y.count) elements")
         }
-        var available: [String: [Int]] = [:]
+        var available: [ExactString: [Int]] = [:]
         for (position, element) in y.enumerated().reversed() {
-            available[b.fingerprint(element), default: []].append(position)
+            available[ExactString(b.fingerprint(element)), default: []].append(position)
         }
         var matchedY = [Bool](repeating: false, count: y.count)
         var pending: [Work] = []
         for (position, element) in x.enumerated() {
-            let key = a.fingerprint(element)
+            let key = ExactString(a.fingerprint(element))
             let elementPath = paths.child(of: path, .index(position))
             if let other = available[key]?.popLast() {
                 matchedY[other] = true

@@ -136,10 +136,6 @@ final class BinaryArchiveTable {
 
     @inline(never)
     private func bytesOutsideDecode() -> UnsafeRawBufferPointer {
-        if let ownCopy {
-            readBytes = UnsafeRawBufferPointer(ownCopy)
-            return readBytes
-        }
         let copy: UnsafeMutableRawBufferPointer
         switch storage {
         case .array(let bytes): copy = bytes.withUnsafeBytes { Self.copying($0) }

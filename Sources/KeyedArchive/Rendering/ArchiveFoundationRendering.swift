@@ -59,6 +59,10 @@ enum ArchiveFoundationRendering {
 final class ArchiveFoundationInterpreter {
     let graph: ArchiveGraph
     private let unarchiver: KeyedUnarchiver
+    /// Each object's rendering, made once: a short value is shown at every reference to it, and
+    /// decoding it again each time (an NSURL's whole chain of bases) would cost references ×
+    /// chain length and spend the session's visit budget anew.
+    private var renderings: [Int: ArchiveFoundationRendering] = [:]
 
     init(graph: ArchiveGraph, options: ArchiveReadingOptions) {
         self.graph = graph
@@ -82,6 +86,13 @@ final class ArchiveFoundationInterpreter {
     /// How the instance at `uid` of class `className` is shown; nil for a class that is shown as stored.
     func rendering(of uid: Int, className: String, fields: PropertyListDictionary) -> ArchiveFoundationRendering? {
         guard Self.valueClasses.contains(className) else { return nil }
+        if let known = renderings[uid] { return known }
+        let made = makeRendering(of: uid, className: className, fields: fields)
+        renderings[uid] = made
+        return made
+    }
+
+    private func makeRendering(of uid: Int, className: String, fields: PropertyListDictionary) -> ArchiveFoundationRendering {
         do throws(ArchiveError) {
             switch className {
             case "NSDate":

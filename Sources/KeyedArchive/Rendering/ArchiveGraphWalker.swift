@@ -27,20 +27,6 @@ protocol ArchiveWalkSink {
     mutating func beginNotedInstance(_ label: ArchiveWalkLabel, uid: Int, className: String, classUID: Int, depth: Int, isEmpty: Bool, note: String)
 }
 
-extension ArchiveWalkSink {
-    mutating func beginFoundationContainer(_ label: ArchiveWalkLabel, kind: ArchiveWalkContainer, uid: Int, className: String, depth: Int, isEmpty: Bool) {
-        beginContainer(label, kind: kind, uid: uid, depth: depth, isEmpty: isEmpty)
-    }
-
-    mutating func foundationText(_ label: ArchiveWalkLabel, kind: String, text: String, uid: Int?, depth: Int) {
-        scalar(label, .string(text), uid: uid, depth: depth)
-    }
-
-    mutating func beginNotedInstance(_ label: ArchiveWalkLabel, uid: Int, className: String, classUID: Int, depth: Int, isEmpty: Bool, note: String) {
-        beginInstance(label, uid: uid, className: className, classUID: classUID, depth: depth, isEmpty: isEmpty)
-    }
-}
-
 enum ArchiveWalkContainer {
     case array, set, dictionary
 }
