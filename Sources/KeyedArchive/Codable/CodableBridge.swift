@@ -334,7 +334,8 @@ extension KeyedArchiveDecoder {
     ///   ``ArchiveError/Code/modelError``.
     public func decodeDecodable<T: Decodable>(_ type: T.Type, forKey key: String) throws(ArchiveError) -> T? {
         guard let tree = try decodeIfPresent(PropertyListValue.self, forKey: key) else { return nil }
-        let base = keyPath.appending(key: key)
+        // Built only for an error: at every field of every level it would make deep graphs quadratic.
+        var base: ArchiveKeyPath { keyPath.appending(key: key) }
         var valueDecoder = PropertyListValueDecoder()
         // Foundation on Linux archives a tree's booleans as the integers 0 and 1, and merges a 1
         // and a `true` of one archive into one object (it uniques numbers by `isEqual:`).

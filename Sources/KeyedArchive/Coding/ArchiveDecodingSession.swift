@@ -78,6 +78,9 @@ final class ArchiveDecodingSession {
         /// While a back-reference resolves, the node of its object's path, which `keyPath` puts
         /// before `path`; -1 otherwise. Nothing is copied unless a key path is asked for.
         var pathPrefix: Int32 = -1
+        /// How many components the key paths made so far hold together: the work errors and
+        /// reports spend on paths, which tests hold linear in the archive (issue 31).
+        var pathComponentsBuilt = 0
     }
     /// A struct rather than a tuple: an array of tuples holds the closure at its most general
     /// abstraction, which costs a thunk allocation per registration and a value-witness call
@@ -177,10 +180,14 @@ final class ArchiveDecodingSession {
         set { state.pointee.failed = newValue }
     }
 
+    /// The components of every key path made by this session so far (see `State`).
+    var pathComponentsBuilt: Int { state.pointee.pathComponentsBuilt }
+
     @usableFromInline
     var keyPath: ArchiveKeyPath {
         var node = state.pointee.pathPrefix
         let path = state.pointee.path.map(\.component)
+        defer { state.pointee.pathComponentsBuilt &+= state.pointee.path.count }
         guard node >= 0 else { return ArchiveKeyPath(path) }
         var prefix: [ArchiveKeyPath.Component] = []
         while node >= 0 {
@@ -188,6 +195,7 @@ final class ArchiveDecodingSession {
             prefix.append(component)
             node = parent
         }
+        state.pointee.pathComponentsBuilt &+= prefix.count
         return ArchiveKeyPath(prefix.reversed() + path)
     }
 
@@ -467,7 +475,7 @@ final class ArchiveDecodingSession {
         state.pointee.objectStates[uid] = .inProgress
         state.pointee.depth += 1
         let decoder = KeyedArchiveDecoder(session: self, uid: uid, fields: instance.fields, classChain: descriptor.classes)
-        unreadFields?.begin(uid: uid, path: keyPath, classChain: descriptor.classes, storedKeys: instance.fields.storedKeys)
+        if let unreadFields { unreadFields.begin(uid: uid, pathNode: currentPathNode(), classChain: descriptor.classes, storedKeys: instance.fields.storedKeys) }
         let value: ArchiveMadeModel
         do {
             value = try make(decoder)
@@ -688,6 +696,13 @@ final class ArchiveDecodingSession {
     @usableFromInline
     func enqueue(holder: KeyedArchiveDecoder, reference: ArchiveReference?,
                  _ work: @escaping (KeyedArchiveDecoder, ArchiveReference?) throws(ArchiveError) -> Void) {
+        state.pointee.deferred.append(DeferredWork(pathNode: currentPathNode(), holder: holder, reference: reference, work: work))
+    }
+
+    /// The node of `pathNodes` that stands for the current key path, made now for the levels
+    /// that have none: a back-reference or an unread-field record keeps its place in a few
+    /// bytes instead of a copy of its whole path.
+    func currentPathNode() -> Int32 {
         // The deepest level whose path already has a node; the levels above it get theirs.
         // Work registered while resolving (work may register more) hangs from the prefix.
         let depth = state.pointee.path.count
@@ -701,7 +716,20 @@ final class ArchiveDecodingSession {
             state.pointee.path[level].node = next
             node = next
         }
-        state.pointee.deferred.append(DeferredWork(pathNode: node, holder: holder, reference: reference, work: work))
+        return node
+    }
+
+    /// The key path a node of `pathNodes` stands for (empty for -1).
+    func keyPath(ofNode start: Int32) -> ArchiveKeyPath {
+        var node = start
+        var components: [ArchiveKeyPath.Component] = []
+        while node >= 0, Int(node) < state.pointee.pathNodes.count {
+            let (parent, component) = state.pointee.pathNodes[Int(node)]
+            components.append(component)
+            node = parent
+        }
+        state.pointee.pathComponentsBuilt &+= components.count
+        return ArchiveKeyPath(components.reversed())
     }
 
     /// Drops the back-references of a failed decode. Their closures hold decoders, which hold
@@ -713,10 +741,12 @@ final class ArchiveDecodingSession {
 
     private func clearDeferred() {
         state.pointee.deferred.removeAll()
+        state.pointee.pathPrefix = -1
+        // The unread-field records keep their nodes until the report.
+        guard unreadFields == nil else { return }
         state.pointee.pathNodes.removeAll()
         // The path's levels name nodes that are gone now.
         for level in state.pointee.path.indices { state.pointee.path[level].node = -1 }
-        state.pointee.pathPrefix = -1
     }
 
     /// Runs the back-references registered while decoding, once every object they may point to

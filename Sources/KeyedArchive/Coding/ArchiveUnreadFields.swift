@@ -28,7 +28,9 @@ public struct ArchiveUnreadField: Hashable, Sendable, CustomStringConvertible {
 /// same object through two references add up.
 final class UnreadFieldTracker {
     private struct Entry {
-        let path: ArchiveKeyPath
+        /// The object's place, a node of the session's path tree: a path built for every object
+        /// would cost time and memory quadratic in the depth of the graph.
+        let pathNode: Int32
         let classChain: [String]
         let storedKeys: [String]
         var read: Set<String> = []
@@ -38,9 +40,9 @@ final class UnreadFieldTracker {
     /// Objects in the order first decoded, for a stable report.
     private var order: [Int] = []
 
-    func begin(uid: Int, path: ArchiveKeyPath, classChain: [String], storedKeys: [String]) {
+    func begin(uid: Int, pathNode: Int32, classChain: [String], storedKeys: [String]) {
         guard entries[uid] == nil else { return }
-        entries[uid] = Entry(path: path, classChain: classChain, storedKeys: storedKeys)
+        entries[uid] = Entry(pathNode: pathNode, classChain: classChain, storedKeys: storedKeys)
         order.append(uid)
     }
 
@@ -48,15 +50,19 @@ final class UnreadFieldTracker {
         entries[uid]?.read.insert(storedKey)
     }
 
-    /// Every stored user key of every decoded object that was never looked up.
-    func report() -> [ArchiveUnreadField] {
+    /// Every stored user key of every decoded object that was never looked up; `path` makes
+    /// an object's key path from its node.
+    func report(path: (Int32) -> ArchiveKeyPath) -> [ArchiveUnreadField] {
         var result: [ArchiveUnreadField] = []
         for uid in order {
             guard let entry = entries[uid] else { continue }
+            var objectPath: ArchiveKeyPath?
             for storedKey in entry.storedKeys where !entry.read.contains(storedKey) {
                 // Reserved keys ($class) are the format's, not the model's.
                 guard let key = ArchiveKeys.unescape(storedKey) else { continue }
-                result.append(ArchiveUnreadField(keyPath: entry.path.appending(key: key), key: key, classChain: entry.classChain,
+                let base = objectPath ?? path(entry.pathNode)
+                objectPath = base
+                result.append(ArchiveUnreadField(keyPath: base.appending(key: key), key: key, classChain: entry.classChain,
                                                  uid: PropertyListUID(UInt64(uid))))
             }
         }
@@ -85,6 +91,6 @@ extension KeyedUnarchiver {
     /// ``ArchiveReadingOptions/reportsUnreadFields``. Only objects decoded by a registered
     /// model's `init(from:)` are counted (Foundation collections and values are read whole).
     public var unreadFields: [ArchiveUnreadField] {
-        session.unreadFields?.report() ?? []
+        session.unreadFields?.report(path: session.keyPath(ofNode:)) ?? []
     }
 }

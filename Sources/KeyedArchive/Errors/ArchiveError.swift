@@ -143,13 +143,17 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The same error with location details filled in where it had none: an error a caller's
     /// conformance made without a key path gets the one where it was thrown.
+    ///
+    /// The path is an autoclosure because an error passes through here at every level it unwinds:
+    /// built at each, a failure 64,000 objects deep cost two billion path components (issue 31).
+    /// Only the first level builds it, for an error that has none.
     @usableFromInline
-    func located(keyPath: ArchiveKeyPath, uid: PropertyListUID?) -> ArchiveError {
+    func located(keyPath: @autoclosure () -> ArchiveKeyPath, uid: PropertyListUID?) -> ArchiveError {
         // One located already names its own place; an outer object's UID would mislead.
         guard self.keyPath.components.isEmpty else { return self }
         return ArchiveError(
             code, message,
-            keyPath: self.keyPath.components.isEmpty ? keyPath : self.keyPath,
+            keyPath: keyPath(),
             uid: self.uid ?? uid,
             classChain: classChain,
             propertyListError: propertyListError,

@@ -41,6 +41,9 @@ final class ArchiveEncodingSession {
         /// User keys (before escaping) → their number.
         var keyMemo = StringWordsMemo()
         var path: [ArchiveKeyPath.Component] = []
+        /// How many components the key paths made so far hold together (errors' work on paths,
+        /// which tests hold linear in the depth).
+        var pathComponentsBuilt = 0
         var instanceUIDs = ArchiveUIDTable<UInt64>()
         /// Every instance that got a UID is kept alive until the end, so that its ObjectIdentifier
         /// cannot be reused by a new object (a temporary created in some `encode(to:)`).
@@ -95,7 +98,13 @@ final class ArchiveEncodingSession {
         state.deallocate()
     }
 
-    var keyPath: ArchiveKeyPath { ArchiveKeyPath(state.pointee.path) }
+    var keyPath: ArchiveKeyPath {
+        state.pointee.pathComponentsBuilt &+= state.pointee.path.count
+        return ArchiveKeyPath(state.pointee.path)
+    }
+
+    /// The components of every key path made by this session so far.
+    var pathComponentsBuilt: Int { state.pointee.pathComponentsBuilt }
 
     func error(_ code: ArchiveError.Code, _ message: String) -> ArchiveError {
         ArchiveError(code, message, keyPath: keyPath)

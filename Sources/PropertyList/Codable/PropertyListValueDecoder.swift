@@ -25,7 +25,7 @@ public struct PropertyListValueDecoder: Sendable {
     ///   error when the values nest so deep that the thread's stack would run out; whatever
     ///   `T`'s own `init(from:)` throws.
     public func decode<T: Decodable>(_ type: T.Type, from value: PropertyListValue) throws -> T {
-        try PlistValueDecoding(value: value, codingPath: [], userInfo: userInfo.mapValues { $0 }, booleansAsIntegers: booleansAsIntegers,
+        try PlistValueDecoding(value: value, path: .root, userInfo: userInfo.mapValues { $0 }, booleansAsIntegers: booleansAsIntegers,
                                stackLimit: ThreadStackLimit.current()).decodeValue(type)
     }
 
@@ -38,7 +38,8 @@ public struct PropertyListValueDecoder: Sendable {
 struct PlistValueDecoding: Decoder {
     /// nil for the value of a super decoder whose key is absent: every read then fails.
     let value: PropertyListValue?
-    let codingPath: [any CodingKey]
+    let path: CodingPath
+    var codingPath: [any CodingKey] { path.keys }
     let userInfo: [CodingUserInfoKey: Any]
     let booleansAsIntegers: Bool
     /// Where this thread's stack must stop: each nested value runs a type's own `init(from:)`,
@@ -84,7 +85,7 @@ struct PlistValueDecoding: Decoder {
     }
 
     func nested(_ value: PropertyListValue?, _ key: any CodingKey) -> PlistValueDecoding {
-        PlistValueDecoding(value: value, codingPath: codingPath + [key], userInfo: userInfo, booleansAsIntegers: booleansAsIntegers, stackLimit: stackLimit)
+        PlistValueDecoding(value: value, path: path.appending(key), userInfo: userInfo, booleansAsIntegers: booleansAsIntegers, stackLimit: stackLimit)
     }
 
     // MARK: Values
@@ -149,7 +150,7 @@ struct PlistValueDecoding: Decoder {
 
     @inline(never)
     private func stackExhausted(_ type: Any.Type) -> DecodingError {
-        let underlying = ThreadStackLimit.exhausted(depth: codingPath.count, type: type)
+        let underlying = ThreadStackLimit.exhausted(depth: path.count, type: type)
         return .dataCorrupted(.init(codingPath: codingPath, debugDescription: underlying.message, underlyingError: underlying))
     }
 

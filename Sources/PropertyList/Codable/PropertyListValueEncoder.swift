@@ -37,7 +37,7 @@ public struct PropertyListValueEncoder: Sendable {
     public func encode<T: Encodable>(_ value: T) throws -> PropertyListValue {
         let root = EncodedNode()
         let state = EncodingState(userInfo: userInfo)
-        try PlistValueEncoding(node: root, codingPath: [], state: state).encodeValue(value)
+        try PlistValueEncoding(node: root, path: .root, state: state).encodeValue(value)
         if let failure = state.failure { throw failure }
         guard let result = root.finished(topLevel: true) else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
@@ -251,7 +251,8 @@ struct PlistCodingKey: CodingKey {
 
 struct PlistValueEncoding: Encoder {
     let node: EncodedNode
-    let codingPath: [any CodingKey]
+    let path: CodingPath
+    var codingPath: [any CodingKey] { path.keys }
     let state: EncodingState
     var userInfo: [CodingUserInfoKey: Any] { state.userInfo }
 
@@ -264,7 +265,7 @@ struct PlistValueEncoding: Encoder {
         default:
             state.fail("a keyed container was asked for where a value or an unkeyed container was already encoded", codingPath: codingPath)
         }
-        return KeyedEncodingContainer(PlistKeyedEncodingContainer<Key>(node: node, codingPath: codingPath, state: state))
+        return KeyedEncodingContainer(PlistKeyedEncodingContainer<Key>(node: node, path: path, state: state))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -276,7 +277,7 @@ struct PlistValueEncoding: Encoder {
         default:
             state.fail("an unkeyed container was asked for where a value or a keyed container was already encoded", codingPath: codingPath)
         }
-        return PlistUnkeyedEncodingContainer(node: node, codingPath: codingPath, state: state)
+        return PlistUnkeyedEncodingContainer(node: node, path: path, state: state)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -311,12 +312,12 @@ struct PlistValueEncoding: Encoder {
 
     @inline(never)
     private func stackExhausted<T>(_ value: T) -> EncodingError {
-        let underlying = ThreadStackLimit.exhausted(depth: codingPath.count, type: T.self)
+        let underlying = ThreadStackLimit.exhausted(depth: path.count, type: T.self)
         return .invalidValue(value, .init(codingPath: codingPath, debugDescription: underlying.message, underlyingError: underlying))
     }
 
     func nested(_ node: EncodedNode, _ key: any CodingKey) -> PlistValueEncoding {
-        PlistValueEncoding(node: node, codingPath: codingPath + [key], state: state)
+        PlistValueEncoding(node: node, path: path.appending(key), state: state)
     }
 }
 
@@ -336,15 +337,16 @@ private func integerValue(_ value: UInt) -> PropertyListValue {
 
 struct PlistKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let node: EncodedNode
-    let codingPath: [any CodingKey]
+    let path: CodingPath
+    var codingPath: [any CodingKey] { path.keys }
     let state: EncodingState
 
     private func encoder(forKey key: any CodingKey) -> PlistValueEncoding {
-        PlistValueEncoding(node: node.child(forKey: key.stringValue), codingPath: codingPath + [key], state: state)
+        PlistValueEncoding(node: node.child(forKey: key.stringValue), path: path.appending(key), state: state)
     }
 
     private func continuingEncoder(forKey key: any CodingKey) -> PlistValueEncoding {
-        PlistValueEncoding(node: node.existingChild(forKey: key.stringValue), codingPath: codingPath + [key], state: state)
+        PlistValueEncoding(node: node.existingChild(forKey: key.stringValue), path: path.appending(key), state: state)
     }
 
     mutating func encodeNil(forKey key: Key) throws { encoder(forKey: key).set(.string(propertyListNullString)) }
@@ -378,13 +380,14 @@ struct PlistKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
 
 struct PlistUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     let node: EncodedNode
-    let codingPath: [any CodingKey]
+    let path: CodingPath
+    var codingPath: [any CodingKey] { path.keys }
     let state: EncodingState
     var count: Int { node.count }
 
     private func nextEncoder() -> PlistValueEncoding {
         let key = PlistCodingKey(index: node.count)
-        return PlistValueEncoding(node: node.appendedChild(), codingPath: codingPath + [key], state: state)
+        return PlistValueEncoding(node: node.appendedChild(), path: path.appending(key), state: state)
     }
 
     mutating func encodeNil() throws { nextEncoder().set(.string(propertyListNullString)) }
