@@ -125,8 +125,15 @@ enum FleetShape {
     }
 
     static func airplane(_ index: Int) -> AirplaneSpec {
-        AirplaneSpec(kind: index % 3, model: models[index % models.count], registration: "N\(index)", hours: UInt64(index) &* 7 &+ 100)
+        let hours = fullRangeCounters ? UInt64(index) &* 0x9E37_79B9_7F4A_7C15 : UInt64(index) &* 7 &+ 100
+        return AirplaneSpec(kind: index % 3, model: models[index % models.count], registration: "N\(index)", hours: hours)
     }
+
+    /// `KEYEDARCHIVE_FLEET_COUNTERS=full-range` spreads the airplanes' `UInt64` counters over the
+    /// whole range: about half the airframe hours are then 2^63 or more, which a binary archive
+    /// stores as 16-byte integers, as Core Foundation does (issue 31: such archives once left
+    /// the in-place reader for the slow path).
+    static let fullRangeCounters = ProcessInfo.processInfo.environment["KEYEDARCHIVE_FLEET_COUNTERS"] == "full-range"
 
     static func name(_ pilot: Int) -> String { "Pilot \(pilot)" }
     static func notes(_ pilot: Int) -> [String: String] { ["medical": medical[pilot % medical.count], "rating": ratings[pilot % ratings.count]] }

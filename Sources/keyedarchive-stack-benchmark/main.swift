@@ -200,6 +200,49 @@ func outcome(_ stackSize: Int, _ body: @escaping @Sendable () throws -> Void) ->
     }
 }
 
+/// A chain of `levels` Node objects made as generic objects, the deepest one's child being an
+/// object of an unregistered class (`refused`), the first node (`cycle`), or nothing (`ok`).
+func genericChainArchive(levels: Int, ending: String) -> [UInt8] {
+    onThread(stackSize: 1 << 30) {
+        let nodes = (0..<levels).map { level in
+            ArchiveGenericObject(classes: ["Node", "NSObject"], fields: [("label", .object("n\(level)"))])
+        }
+        for level in 0..<levels {
+            let child: (any ArchiveObjectEncodable)? = level + 1 < levels ? nodes[level + 1]
+                : ending == "refused" ? ArchiveGenericObject(classes: ["Evil", "NSObject"]) : ending == "cycle" ? nodes[0] : nil
+            if let child { nodes[level].fields.append((key: "child", value: .object(child))) }
+        }
+        defer { for node in nodes { node.fields.removeAll() } }
+        return (try? KeyedArchiver.archive(nodes[0], registry: sharedRegistry, options: deepWriting)) ?? []
+    }
+}
+
+if CommandLine.arguments.contains("--deep-failure") {
+    // Issue 31: rejecting a deep chain cost time quadratic in its depth (64,000 levels: 58.6 s).
+    print("decoding chains on a 1 GiB thread, maximumDepth raised; median of 5 runs")
+    for levels in [8_000, 16_000, 32_000, 64_000] {
+        var line = "\(levels) levels:"
+        for ending in ["ok", "refused", "cycle"] {
+            let bytes = genericChainArchive(levels: levels, ending: ending)
+            var times: [Double] = []
+            var result = ""
+            for _ in 0..<5 {
+                let start = DispatchTime.now().uptimeNanoseconds
+                result = outcome(1 << 30) {
+                    let node = try KeyedUnarchiver.unarchive(Node.self, from: bytes, registry: sharedRegistry, options: deepReading)
+                    freeNodeChain(node)
+                }
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+            times.sort()
+            let code = result == "ok" ? "ok" : String(result.prefix { $0 != ":" })
+            line += "  \(ending) (\(bytes.count / 1024) KiB) \(code) \(String(format: "%.1f", times[2])) ms"
+        }
+        print(line)
+    }
+    exit(0)
+}
+
 guard CommandLine.arguments.contains("--depths") || checkOnly else { exit(0) }
 /// What `--check` (run by .ci/run on a release build) requires: the issue-22 target.
 var failures: [String] = []

@@ -503,6 +503,12 @@ final class BinaryArchiveTable {
         switch marker >> 4 {
         case 0x0: return .bool(marker == 0x09)
         case 0x1:
+            if marker == 0x14 {
+                // The 16-byte form: kept as it is stored, as the property-list reader keeps it.
+                let high = Int64(bitPattern: UInt64(truncatingIfNeeded: Self.load(raw, at: offset &+ 1, width: 8)))
+                let low = UInt64(truncatingIfNeeded: Self.load(raw, at: offset &+ 9, width: 8))
+                return .integer(PropertyListInteger(high: high, low: low, isStoredAs128Bit: true))
+            }
             return .integer(PropertyListInteger(Self.integer(raw, marker: marker, at: offset)))
         case 0x2:
             if marker == 0x22 {

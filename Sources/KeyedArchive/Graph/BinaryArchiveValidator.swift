@@ -446,7 +446,9 @@ struct BinaryArchiveValidator {
         case 0x0:
             return marker == 0x08 || marker == 0x09 ? .bool : nil
         case 0x1:
-            guard marker & 0x0F <= 3, 1 &<< Int(marker & 0x0F) <= available else { return nil }
+            // 1 to 8 bytes, and the 16-byte form Core Foundation (and our writer) uses for
+            // values from 2^63 to 2^64 − 1.
+            guard marker & 0x0F <= 4, 1 &<< Int(marker & 0x0F) <= available else { return nil }
             return .integer
         case 0x2:
             guard marker == 0x22 ? available >= 4 : (marker == 0x23 && available >= 8) else { return nil }
