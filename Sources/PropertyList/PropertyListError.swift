@@ -51,6 +51,10 @@ public struct PropertyListError: Error, Hashable, Sendable, CustomStringConverti
         public static let invalidEntity = Code(rawValue: "invalidEntity")
         /// A value the target format cannot express (a set in XML, a non-string key).
         public static let unsupportedValue = Code(rawValue: "unsupportedValue")
+        /// The task running the work was cancelled (``PropertyListReadingOptions/respondsToCancellation``).
+        public static let cancelled = Code(rawValue: "cancelled")
+        /// The work took longer than ``PropertyListReadingOptions/maximumDuration``.
+        public static let timeLimitExceeded = Code(rawValue: "timeLimitExceeded")
     }
 
     /// Where in the input the fault was found.

@@ -16,6 +16,16 @@ public struct PropertyListReadingOptions: Hashable, Sendable {
     /// tree (a "billion laughs" file of arrays that reference one another repeatedly).
     /// Default 64 Mi values.
     public var maximumExpandedValueCount: Int = 64 << 20
+    /// The longest a read may take, from its start; nil (the default) for no limit. Past it,
+    /// the read stops with ``PropertyListError/Code/timeLimitExceeded``: a budget for callers
+    /// outside structured concurrency, which cannot cancel a task. The clock is read about every
+    /// thousand objects, so the stop comes within a millisecond or so of the deadline (one
+    /// collection's elements are read between two checks).
+    public var maximumDuration: Duration? = nil
+    /// Whether a read stops with ``PropertyListError/Code/cancelled`` when the task running it
+    /// is cancelled (`Task.isCancelled`, checked as often as the clock). Default true; set it
+    /// false for a read that must finish even in a cancelled task (a clean-up path).
+    public var respondsToCancellation = true
 
     /// The default limits, as listed on each property.
     public init() {}

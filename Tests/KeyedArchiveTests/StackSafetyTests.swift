@@ -450,31 +450,6 @@ import Testing
     }
 }
 
-/// Docs/Security.md, "Decoding deeper data", verbatim.
-/// Carries the decode's result from the thread that ran it to the one that waits for it.
-final class DecodeOutcome<T>: @unchecked Sendable {
-    var result: Result<T, ArchiveError> = .failure(ArchiveError(.invalidState, "not run"))
-}
-
-/// Decodes `T` on a thread of its own with `stackSize` bytes of stack, for data nested deeper
-/// than the calling thread allows.
-func unarchiveOnBigStack<T: ArchiveObjectDecodable>(_ type: T.Type, from bytes: [UInt8], registry: ArchiveRegistry,
-                                                    maximumDepth: Int, stackSize: Int) throws(ArchiveError) -> T {
-    var options = ArchiveReadingOptions()
-    options.maximumDepth = maximumDepth
-    let outcome = DecodeOutcome<T>()
-    let reading = options
-    let done = DispatchSemaphore(value: 0)
-    let thread = Thread {
-        outcome.result = Result { () throws(ArchiveError) in try KeyedUnarchiver.unarchive(type, from: bytes, registry: registry, options: reading) }
-        done.signal()
-    }
-    thread.stackSize = stackSize   // in release about 1.3 KiB a level of models; in debug about 5 KiB
-    thread.start()
-    done.wait()
-    return try outcome.result.get()
-}
-
 /// Runs `body` on a new thread with `stackSize` bytes of stack (0: the system's default), and
 /// waits for it.
 func onThread<R: Sendable>(stackSize: Int, _ body: @escaping @Sendable () -> R) -> R {

@@ -67,6 +67,10 @@ final class ArchiveDecodingSession {
         var stackLimit = ThreadStackLimit.unlimited
         var elementCount = 0
         var visitCount = 0
+        /// The visit count at which `index(_:)` next leaves its fast lane: the visit budget, or
+        /// sooner, the next time to ask `interruption` whether to stop. One comparison per
+        /// reference serves both, so a decode that is never interrupted pays nothing for it.
+        var visitCheckpoint = 0
         /// Values in all the property-list trees handed out so far, each counted as expanded.
         var treeValueCount = 0
         /// Back-references waiting for the graph, each with the path of its object: a node of
@@ -111,8 +115,11 @@ final class ArchiveDecodingSession {
 
     /// Set when ``ArchiveReadingOptions/reportsUnreadFields`` asks for it.
     let unreadFields: UnreadFieldTracker?
+    /// Cancellation and the time budget, asked every ``WorkInterruption/interval`` references.
+    let interruption: WorkInterruption
 
-    init(store: ArchiveObjectStore, registry: ArchiveRegistry, options: ArchiveReadingOptions) {
+    init(store: ArchiveObjectStore, registry: ArchiveRegistry, options: ArchiveReadingOptions, interruption: WorkInterruption) {
+        self.interruption = interruption
         unreadFields = options.reportsUnreadFields ? UnreadFieldTracker() : nil
         self.store = store
         self.registry = registry
@@ -130,6 +137,31 @@ final class ArchiveDecodingSession {
                                    registeredEntries: [Int32](repeating: Self.classLookupUnknown, count: count),
                                    admittedFamilies: [Int32](repeating: -1, count: count),
                                    foundationKinds: [Int8](repeating: Int8(Self.classLookupUnknown), count: count)))
+        state.pointee.visitCheckpoint = nextVisitCheckpoint()
+    }
+
+    private func nextVisitCheckpoint() -> Int {
+        let budget = options.maximumVisitCount
+        guard interruption.isActive else { return budget }
+        let (next, overflow) = state.pointee.visitCount.addingReportingOverflow(WorkInterruption.interval)
+        return overflow ? budget : min(budget, next)
+    }
+
+    /// A visit past the checkpoint: the budget is spent, or it is time to ask whether to stop.
+    @inline(never)
+    private func passVisitCheckpoint(uid: Int) throws(ArchiveError) {
+        guard state.pointee.visitCount <= options.maximumVisitCount else {
+            throw error(.budgetExceeded, "decoding follows more than \(options.maximumVisitCount) references (maximumVisitCount)", uid: uid)
+        }
+        try checkInterruption(uid: uid)
+        state.pointee.visitCheckpoint = nextVisitCheckpoint()
+    }
+
+    /// Throws `cancelled` or `timeLimitExceeded`, at the key path reached, when the work must stop.
+    func checkInterruption(uid: Int? = nil) throws(ArchiveError) {
+        if let stop = interruption.stop() {
+            throw ArchiveError(stop, keyPath: keyPath, uid: uid.map { PropertyListUID(UInt64($0)) })
+        }
     }
 
     deinit {
@@ -268,9 +300,7 @@ final class ArchiveDecodingSession {
             throw error(.invalidReference, "refers to object \(uid.value), but $objects has \(objectCount) entries")
         }
         state.pointee.visitCount += 1
-        guard state.pointee.visitCount <= options.maximumVisitCount else {
-            throw error(.budgetExceeded, "decoding follows more than \(options.maximumVisitCount) references (maximumVisitCount)", uid: Int(uid.value))
-        }
+        if state.pointee.visitCount > state.pointee.visitCheckpoint { try passVisitCheckpoint(uid: Int(uid.value)) }
         return Int(uid.value)
     }
 
@@ -306,7 +336,7 @@ final class ArchiveDecodingSession {
     /// The string of the plain string entry at `uid` (a UID already read from a validated field).
     @inline(__always)
     func plainString(at uid: Int) -> String? {
-        guard uid < objectCount, state.pointee.visitCount < options.maximumVisitCount,
+        guard uid < objectCount, state.pointee.visitCount < state.pointee.visitCheckpoint,
               let string = indexedPlainString(uid) else { return nil }
         state.pointee.visitCount += 1
         return string
@@ -324,7 +354,7 @@ final class ArchiveDecodingSession {
     @inline(__always)
     func plainInteger<I: FixedWidthInteger>(at uid: Int, as type: I.Type) -> I? {
         guard let table = binaryTable, uid < table.count, admitsPlainIntegers,
-              state.pointee.visitCount < options.maximumVisitCount,
+              state.pointee.visitCount < state.pointee.visitCheckpoint,
               let value = table.plainInteger(entry: uid), let exact = I(exactly: value) else { return nil }
         state.pointee.visitCount += 1
         return exact

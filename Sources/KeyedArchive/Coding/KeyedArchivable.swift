@@ -34,14 +34,19 @@ public struct ArchiveReference: Hashable, Sendable, CustomStringConvertible {
 ///     Temperature(celsius: try decoder.decode(Double.self, reference: reference))
 /// }
 /// ```
-public protocol ArchiveObjectEncodable {
+///
+/// Its metatype is `Sendable` (`SendableMetatype`), as every archivable type's is: generic code
+/// can hand `T.self` to another thread or task — to decode on a thread with a bigger stack, say
+/// (Docs/Security.md, "Decoding deeper data") — without an unchecked wrapper.
+public protocol ArchiveObjectEncodable: SendableMetatype {
     /// Adds the value to the archive (or finds it there, for a shared class instance) and
     /// returns the reference that a field stores.
     func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference
 }
 
-/// A value that can be rebuilt from an object of an archive. See ``ArchiveObjectEncodable``.
-public protocol ArchiveObjectDecodable {
+/// A value that can be rebuilt from an object of an archive. See ``ArchiveObjectEncodable``;
+/// its metatype is `Sendable` too.
+public protocol ArchiveObjectDecodable: SendableMetatype {
     /// Rebuilds the value from the referenced object. `decoder` is the coder of the object that
     /// holds the reference; it gives access to the archive and keeps the key path.
     /// - Throws: ``ArchiveError`` (typically ``ArchiveError/Code/typeMismatch``,

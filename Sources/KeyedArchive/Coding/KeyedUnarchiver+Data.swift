@@ -15,15 +15,21 @@ extension ArchiveGraph {
     /// without copying them (see ``init(bytes:options:)``).
     /// - Throws: ``ArchiveError``, as ``init(bytes:options:)``.
     public init(data: Data, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
+        try self.init(data: data, options: options, interruption: options.startInterruption())
+    }
+
+    /// The same, under a budget already started.
+    init(data: Data, options: ArchiveReadingOptions, interruption: WorkInterruption) throws(ArchiveError) {
+        if let stop = interruption.stop() { throw ArchiveError(stop) }
         let value: PropertyListValue
         do {
             value = try data.withUnsafeBytesTyped { (buffer) throws(PropertyListError) in
-                try PropertyListCodec.decode(buffer, options: options.propertyList)
+                try PropertyListCodec.decode(buffer, options: options.propertyListOptions(under: interruption))
             }
         } catch {
             throw ArchiveError(error)
         }
-        try self.init(propertyList: value, options: options)
+        try self.init(propertyList: value, options: options, interruption: interruption)
     }
 }
 
@@ -32,7 +38,9 @@ extension KeyedUnarchiver {
     /// and its `decode` calls read those bytes without copying them.
     /// - Throws: ``ArchiveError`` if the bytes are not a valid keyed archive.
     public convenience init(data: Data, registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
-        try self.init(table: BinaryArchiveTable.read(data, options: options), source: .data(data, options), registry: registry, options: options)
+        let interruption = options.startInterruption()
+        try self.init(table: BinaryArchiveTable.read(data, options: options, interruption: interruption), source: .data(data, options, interruption),
+                      registry: registry, options: options, interruption: interruption)
     }
 
     /// Decodes the object under `root` of the archive in `data`.

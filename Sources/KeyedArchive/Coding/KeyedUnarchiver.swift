@@ -22,14 +22,14 @@ public final class KeyedUnarchiver {
     /// How the generic view is had: built already, or built from the bytes on first use.
     enum GraphSource {
         case built(ArchiveGraph)
-        case bytes([UInt8], ArchiveReadingOptions)
-        case data(Data, ArchiveReadingOptions)
+        case bytes([UInt8], ArchiveReadingOptions, WorkInterruption)
+        case data(Data, ArchiveReadingOptions, WorkInterruption)
 
         func graph() throws(ArchiveError) -> ArchiveGraph {
             switch self {
             case .built(let graph): return graph
-            case .bytes(let bytes, let options): return try ArchiveGraph(bytes: bytes, options: options)
-            case .data(let data, let options): return try ArchiveGraph(data: data, options: options)
+            case .bytes(let bytes, let options, let interruption): return try ArchiveGraph(bytes: bytes, options: options, interruption: interruption)
+            case .data(let data, let options, let interruption): return try ArchiveGraph(data: data, options: options, interruption: interruption)
             }
         }
     }
@@ -55,20 +55,24 @@ public final class KeyedUnarchiver {
 
     /// - Throws: ``ArchiveError`` if the bytes are not a valid keyed archive.
     public convenience init(bytes: [UInt8], registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
-        try self.init(table: BinaryArchiveTable.read(bytes, options: options), source: .bytes(bytes, options), registry: registry, options: options)
+        let interruption = options.startInterruption()
+        try self.init(table: BinaryArchiveTable.read(bytes, options: options, interruption: interruption), source: .bytes(bytes, options, interruption),
+                      registry: registry, options: options, interruption: interruption)
     }
 
     /// An unarchiver reading `table`, the binary fast reader's view of the bytes in `source`,
-    /// or, when the fast reader left them to the usual path (nil), the graph built from them.
-    init(table: BinaryArchiveTable?, source: GraphSource, registry: ArchiveRegistry, options: ArchiveReadingOptions) throws(ArchiveError) {
+    /// or, when the fast reader left them to the usual path (nil), the graph built from them;
+    /// everything it does is under `interruption`, begun before the file was checked.
+    init(table: BinaryArchiveTable?, source: GraphSource, registry: ArchiveRegistry, options: ArchiveReadingOptions,
+         interruption: WorkInterruption) throws(ArchiveError) {
         if let table {
-            session = ArchiveDecodingSession(store: .binary(table), registry: registry, options: options)
+            session = ArchiveDecodingSession(store: .binary(table), registry: registry, options: options, interruption: interruption)
             topFields = ArchiveFields(table.top)
             graphSource = source
         } else {
             // XML, an unusual binary shape, or a faulty file: the graph path reads it or names the fault.
             let graph = try source.graph()
-            session = ArchiveDecodingSession(store: .graph(graph), registry: registry, options: options)
+            session = ArchiveDecodingSession(store: .graph(graph), registry: registry, options: options, interruption: interruption)
             topFields = ArchiveFields(graph.topFields)
             graphSource = .built(graph)
         }
@@ -76,7 +80,7 @@ public final class KeyedUnarchiver {
 
     /// An unarchiver of an already built ``ArchiveGraph``, admitting the classes `registry` allows.
     public init(graph: ArchiveGraph, registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) {
-        session = ArchiveDecodingSession(store: .graph(graph), registry: registry, options: options)
+        session = ArchiveDecodingSession(store: .graph(graph), registry: registry, options: options, interruption: options.startInterruption())
         topFields = ArchiveFields(graph.topFields)
         graphSource = .built(graph)
     }
@@ -106,6 +110,7 @@ public final class KeyedUnarchiver {
         defer { running = false }
         session.beginStackWatch()
         do {
+            try session.checkInterruption()
             try session.checkKeysAreUnique(topFields, uid: nil)
             func decode() throws(ArchiveError) -> R {
                 let result = try body()

@@ -62,6 +62,13 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unrepresentableValue = Code(rawValue: "unrepresentableValue")
         /// The encoder was used after it finished, or an invalid argument was passed to it.
         public static let invalidState = Code(rawValue: "invalidState")
+        /// The task running the decode or encode was cancelled: the work stopped at the key
+        /// path it had reached (``ArchiveReadingOptions/respondsToCancellation``).
+        public static let cancelled = Code(rawValue: "cancelled")
+        /// The decode or encode took longer than its ``ArchiveReadingOptions/maximumDuration``
+        /// (or ``ArchiveWritingOptions/maximumDuration``): the work stopped at the key path it
+        /// had reached.
+        public static let timeLimitExceeded = Code(rawValue: "timeLimitExceeded")
     }
 
     /// The error's fields live in one immutable object, so that an `ArchiveError` is one
@@ -136,9 +143,25 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
                           underlyingDescription: underlyingDescription, underlyingError: underlyingError, remedy: remedy)
     }
 
-    /// An ``Code/invalidPropertyList`` error carrying `error`: the bytes were not a readable property list.
+    /// An ``Code/invalidPropertyList`` error carrying `error`: the bytes were not a readable
+    /// property list. A read the caller stopped (``Code/cancelled``, ``Code/timeLimitExceeded``)
+    /// keeps its own code: the bytes may be fine.
     public init(_ error: PropertyListError) {
-        self.init(.invalidPropertyList, error.description, propertyListError: error)
+        switch error.code {
+        case .cancelled: self.init(.cancelled, error.description, propertyListError: error)
+        case .timeLimitExceeded: self.init(.timeLimitExceeded, error.description, propertyListError: error)
+        default: self.init(.invalidPropertyList, error.description, propertyListError: error)
+        }
+    }
+
+    /// The error that stops work for `stop`, at `keyPath`.
+    init(_ stop: WorkInterruption.Stop, keyPath: ArchiveKeyPath = .empty, uid: PropertyListUID? = nil) {
+        switch stop {
+        case .cancelled:
+            self.init(.cancelled, "the task was cancelled", keyPath: keyPath, uid: uid)
+        case .timeLimitExceeded(let budget):
+            self.init(.timeLimitExceeded, "the work took longer than its budget of \(budget) (maximumDuration)", keyPath: keyPath, uid: uid)
+        }
     }
 
     /// The same error with location details filled in where it had none: an error a caller's

@@ -47,6 +47,33 @@ public struct ArchiveReadingOptions: Hashable, Sendable {
     /// does with an `NSDictionary` holding one key twice. Default ``DuplicateDictionaryKeys/refuse``.
     /// The generic view (``ArchiveGraph``, `dump`, `json`) shows every entry either way.
     public var duplicateDictionaryKeys: DuplicateDictionaryKeys = .refuse
+    /// The longest reading an archive may take; nil (the default) for no limit. The budget
+    /// starts when the unarchiver (or graph) is made and covers all it does: the file's checks,
+    /// building the graph, and every decode call. Past it, the work stops with
+    /// ``ArchiveError/Code/timeLimitExceeded`` and the key path it had reached: a budget for
+    /// callers outside structured concurrency, which cannot cancel a task. The clock is read
+    /// about every thousand objects or references, so the stop comes within a millisecond or
+    /// so, plus whatever one model's own `init(from:)` takes. It replaces
+    /// `propertyList.maximumDuration` for the property list inside.
+    public var maximumDuration: Duration? = nil
+    /// Whether reading stops with ``ArchiveError/Code/cancelled`` when the task running it is
+    /// cancelled (`Task.isCancelled`, checked as often as the clock). Default true; false for a
+    /// decode that must finish even in a cancelled task. It replaces
+    /// `propertyList.respondsToCancellation`.
+    public var respondsToCancellation = true
+
+    /// The interruption of a read starting now.
+    func startInterruption() -> WorkInterruption {
+        WorkInterruption(maximumDuration: maximumDuration, respondsToCancellation: respondsToCancellation)
+    }
+
+    /// The property-list options for a read under `interruption`: its remaining budget.
+    func propertyListOptions(under interruption: WorkInterruption) -> PropertyListReadingOptions {
+        var options = propertyList
+        options.respondsToCancellation = interruption.respondsToCancellation
+        options.maximumDuration = interruption.deadline.map { max(.zero, ContinuousClock.now.duration(to: $0)) }
+        return options
+    }
 
     /// Whether typed decoding records every field present in a decoded object that its
     /// `init(from:)` never read, for ``KeyedUnarchiver/unreadFields`` (with key path and class).
@@ -65,18 +92,28 @@ extension ArchiveGraph {
     /// - Throws: ``ArchiveError`` with ``ArchiveError/Code/invalidPropertyList`` for a malformed
     ///   property list, or a structural code (header, reference, class) naming the object's UID.
     public init(bytes: [UInt8], options: ArchiveReadingOptions = .default) throws(ArchiveError) {
+        try self.init(bytes: bytes, options: options, interruption: options.startInterruption())
+    }
+
+    /// The same, under a budget already started (an unarchiver's, which began with its file check).
+    init(bytes: [UInt8], options: ArchiveReadingOptions, interruption: WorkInterruption) throws(ArchiveError) {
+        if let stop = interruption.stop() { throw ArchiveError(stop) }
         let value: PropertyListValue
         do {
-            value = try PropertyListCodec.decode(bytes, options: options.propertyList)
+            value = try PropertyListCodec.decode(bytes, options: options.propertyListOptions(under: interruption))
         } catch {
             throw ArchiveError(error)
         }
-        try self.init(propertyList: value, options: options)
+        try self.init(propertyList: value, options: options, interruption: interruption)
     }
 
     /// Validates a property list as a keyed archive.
     /// - Throws: ``ArchiveError`` naming the faulty header field, or the UID of the faulty object.
     public init(propertyList: PropertyListValue, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
+        try self.init(propertyList: propertyList, options: options, interruption: options.startInterruption())
+    }
+
+    init(propertyList: PropertyListValue, options: ArchiveReadingOptions, interruption: WorkInterruption) throws(ArchiveError) {
         guard case .dictionary(let root) = propertyList else {
             throw ArchiveError(.invalidArchiveHeader, "the top of the property list is \(propertyList.kindNameWithArticle), not a dictionary")
         }
@@ -144,6 +181,7 @@ extension ArchiveGraph {
         objects.append(.null)
         for index in 1..<storedObjects.count {
             let uid = PropertyListUID(UInt64(index))
+            if index & (WorkInterruption.interval &- 1) == 0, let stop = interruption.stop() { throw ArchiveError(stop, uid: uid) }
             switch storedObjects[index] {
             case .string(let string):
                 try Self.checkLength(string.utf8.count, of: "string", options: options, uid: uid)

@@ -91,19 +91,21 @@ final class BinaryArchiveTable {
 
     /// The validated table, or nil when the file is faulty or has a shape this reader leaves to
     /// the usual path.
-    static func read(_ bytes: [UInt8], options: ArchiveReadingOptions) -> BinaryArchiveTable? {
-        guard let result = bytes.withUnsafeBytes({ validate($0, options: options) }) else { return nil }
+    ///
+    /// A read `interruption` stops is left to the usual path too, which stops at once.
+    static func read(_ bytes: [UInt8], options: ArchiveReadingOptions, interruption: WorkInterruption = .never) -> BinaryArchiveTable? {
+        guard let result = bytes.withUnsafeBytes({ validate($0, options: options, interruption: interruption) }) else { return nil }
         return BinaryArchiveTable(storage: .array(bytes), result: result)
     }
 
     /// The same for the archive in `data`, which the table keeps and reads in place.
-    static func read(_ data: Data, options: ArchiveReadingOptions) -> BinaryArchiveTable? {
-        guard let result = data.withUnsafeBytes({ validate($0, options: options) }) else { return nil }
+    static func read(_ data: Data, options: ArchiveReadingOptions, interruption: WorkInterruption = .never) -> BinaryArchiveTable? {
+        guard let result = data.withUnsafeBytes({ validate($0, options: options, interruption: interruption) }) else { return nil }
         return BinaryArchiveTable(storage: .data(data), result: result)
     }
 
-    private static func validate(_ raw: UnsafeRawBufferPointer, options: ArchiveReadingOptions) -> BinaryArchiveValidator.Result? {
-        var validator = BinaryArchiveValidator(raw: raw, options: options)
+    private static func validate(_ raw: UnsafeRawBufferPointer, options: ArchiveReadingOptions, interruption: WorkInterruption) -> BinaryArchiveValidator.Result? {
+        var validator = BinaryArchiveValidator(raw: raw, options: options, interruption: interruption)
         return validator.validate()
     }
 

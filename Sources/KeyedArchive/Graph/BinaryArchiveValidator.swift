@@ -54,9 +54,14 @@ struct BinaryArchiveValidator {
         case invalid, plain, classKey, className, classes, classHints
     }
 
-    init(raw: UnsafeRawBufferPointer, options: ArchiveReadingOptions) {
+    /// Asked every ``WorkInterruption/interval`` objects: a stop leaves the file to the usual
+    /// path, which throws the stop's error at its start.
+    private let interruption: WorkInterruption
+
+    init(raw: UnsafeRawBufferPointer, options: ArchiveReadingOptions, interruption: WorkInterruption = .never) {
         self.raw = raw
         self.options = options
+        self.interruption = interruption
         parser = BinaryPropertyListParser(bytes: raw, options: options.propertyList)
     }
 
@@ -121,6 +126,7 @@ struct BinaryArchiveValidator {
         var sizes: [Int] = []
         sizes.reserveCapacity(objects.count)
         for index in 0..<objects.count {
+            if index & (WorkInterruption.interval &- 1) == 0, interruption.stop() != nil { return nil }
             let object = reference(at: objects.payload &+ index &* referenceSize)
             guard object < objectCount else { return nil }
             if index == 0 {

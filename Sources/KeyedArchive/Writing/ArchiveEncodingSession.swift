@@ -44,6 +44,8 @@ final class ArchiveEncodingSession {
         /// How many components the key paths made so far hold together (errors' work on paths,
         /// which tests hold linear in the depth).
         var pathComponentsBuilt = 0
+        /// Instances to encode before `interruption` is asked again; the first is asked at once.
+        var instancesUntilCheck = 1
         var instanceUIDs = ArchiveUIDTable<UInt64>()
         /// Every instance that got a UID is kept alive until the end, so that its ObjectIdentifier
         /// cannot be reused by a new object (a temporary created in some `encode(to:)`).
@@ -86,9 +88,13 @@ final class ArchiveEncodingSession {
         }
     }
 
+    /// Cancellation and the time budget, asked every ``WorkInterruption/interval`` objects.
+    let interruption: WorkInterruption
+
     init(registry: ArchiveRegistry, options: ArchiveWritingOptions) {
         self.registry = registry
         self.options = options
+        interruption = WorkInterruption(maximumDuration: options.maximumDuration, respondsToCancellation: options.respondsToCancellation)
         state = .allocate(capacity: 1)
         state.initialize(to: State())
     }
@@ -378,6 +384,14 @@ final class ArchiveEncodingSession {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))
         }
         let uid = state.pointee.table.entries.count
+        state.pointee.instancesUntilCheck &-= 1
+        if state.pointee.instancesUntilCheck <= 0 {
+            state.pointee.instancesUntilCheck = WorkInterruption.interval
+            if let stop = interruption.stop() {
+                failed = true
+                throw ArchiveError(stop, keyPath: keyPath)
+            }
+        }
         state.pointee.table.entries.append(.reserved)
         if let identity {
             state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] = uid

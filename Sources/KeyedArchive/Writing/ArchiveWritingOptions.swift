@@ -51,6 +51,14 @@ public struct ArchiveWritingOptions: Hashable, Sendable {
     /// Deepest nesting of objects inside objects while encoding. Default 512. Guards the stack:
     /// encoding recurses through each model's `encode(to:)`.
     public var maximumDepth: Int = 512
+    /// The longest encoding may take, from the moment the archiver is made; nil (the default)
+    /// for no limit. Past it, encoding stops with ``ArchiveError/Code/timeLimitExceeded`` and the
+    /// key path it had reached. The clock is read every thousand or so objects; writing the
+    /// finished table out as bytes (a small part of the work) is not interrupted.
+    public var maximumDuration: Duration? = nil
+    /// Whether encoding stops with ``ArchiveError/Code/cancelled`` when the task running it is
+    /// cancelled (checked as often as the clock). Default true.
+    public var respondsToCancellation = true
 
     /// The default options: current era, sharing by value, XML value loss refused, depth 512.
     public init() {}

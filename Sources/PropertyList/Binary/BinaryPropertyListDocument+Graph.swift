@@ -49,7 +49,14 @@ extension BinaryPropertyListDocument {
         var postOrder: [Int] = []
         var stack: [(node: Int, next: Int)] = [(topObject, 0)]
         state[topObject] = 1
+        let interruption = WorkInterruption(options)
+        var untilCheck = WorkInterruption.interval
         while let frame = stack.last {
+            untilCheck &-= 1
+            if untilCheck == 0 {
+                untilCheck = WorkInterruption.interval
+                if let stop = interruption.stop() { throw WorkInterruption.error(stop, at: location(frame.node)) }
+            }
             let object = objects[frame.node]
             if frame.next == 0, case .dictionary(let keys, let values) = object {
                 guard keys.count == values.count else {

@@ -100,9 +100,17 @@ extension BinaryPropertyListParser {
         var stack: [Frame] = [try containerHeader(node: topObject, offset: topOffset)]
         state[topObject] = 1
         let maximumDepth = options.maximumDepth
+        // Checked once per container visit (children are read in a tight loop between two).
+        let interruption = WorkInterruption(options)
+        var untilCheck = WorkInterruption.interval
         while !stack.isEmpty {
             let top = stack.count &- 1
             var frame = stack[top]
+            untilCheck &-= 1
+            if untilCheck == 0 {
+                untilCheck = WorkInterruption.interval
+                if let stop = interruption.stop() { throw WorkInterruption.error(stop, at: .byteOffset(frame.offset)) }
+            }
             let isDictionary = frame.marker >> 4 == 0xD
             // Visit children in order, in one tight loop, until one is a container not seen
             // before: then save the progress, descend into it, and come back here later.

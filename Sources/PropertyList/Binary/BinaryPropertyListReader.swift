@@ -131,7 +131,14 @@ package struct BinaryPropertyListParser {
         var objects: [BinaryPropertyListDocument.Object] = []
         objects.reserveCapacity(objectCount)
         var entry = offsetTableStart
+        let interruption = WorkInterruption(options)
+        var untilCheck = WorkInterruption.interval
         for index in 0..<objectCount {
+            untilCheck &-= 1
+            if untilCheck == 0 {
+                untilCheck = WorkInterruption.interval
+                if let stop = interruption.stop() { throw WorkInterruption.error(stop, at: .byteOffset(entry)) }
+            }
             let offset = readUnsigned(at: entry, width: offsetIntSize)
             guard offset >= UInt64(BinaryPropertyListFormat.headerLength), offset < tableOffset else {
                 throw fail(.invalidOffset, "object \(index) has offset \(offset), outside the object region 8..<\(tableOffset)", at: entry)

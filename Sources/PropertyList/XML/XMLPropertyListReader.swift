@@ -127,7 +127,14 @@ struct XMLPropertyListParser {
     mutating func parseDocument() throws(PropertyListError) -> XMLPropertyListDocument {
         let legacy = try scanner.skipProlog()
         try beginElement()
+        let interruption = WorkInterruption(options)
+        var untilCheck = WorkInterruption.interval
         while !frames.isEmpty {
+            untilCheck &-= 1
+            if untilCheck == 0 {
+                untilCheck = WorkInterruption.interval
+                if let stop = interruption.stop() { throw scanner.error(stop.code, WorkInterruption.error(stop).message) }
+            }
             switch try scanner.nextContentItem() {
             case .element: try beginElement()
             case .endTag: try closeFrame()
