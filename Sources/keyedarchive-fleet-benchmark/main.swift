@@ -176,6 +176,28 @@ if arguments.count == 4, arguments[1] == "--profile", let objects = Int(argument
     exit(0)
 }
 
+// `--memory OBJECTS`: resident memory around one binary decode (issue 31): before, with the
+// decoded graph alive, after the unarchiver is gone, after the heap's free memory is handed
+// back, and after the graph is gone too. Release builds only; figures in Docs/Performance.md.
+if arguments.count == 3, arguments[1] == "--memory", let objects = Int(arguments[2]) {
+    func line(_ stage: String) { print("\(stage): \(processStatusBytes("VmRSS:") >> 20) MiB (peak \(processStatusBytes("VmHWM:") >> 20) MiB)") }
+    let bytes = try ourEncode(Fleet.make(pilots: pilots(forObjects: objects)), format: .binary)
+    releaseFreeHeapMemory()
+    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    print("archive: \(bytes.count >> 10) KiB")
+    line("before the decode")
+    var decoded: [Pilot]? = try ourDecode(bytes)
+    line("graph decoded, unarchiver released")
+    releaseFreeHeapMemory()
+    line("after malloc_trim")
+    print("pilots: \(decoded?.count ?? 0)")
+    decoded = nil
+    line("graph released")
+    releaseFreeHeapMemory()
+    line("graph released, after malloc_trim")
+    exit(0)
+}
+
 // `--diff OBJECTS`: `keyedarchive diff`'s work (both archives read, the graphs compared) on the
 // fleet against a copy with one pilot renamed, binary against binary and binary against XML
 // (issue 23: a 3.7 MB archive against a changed copy in well under a second).
