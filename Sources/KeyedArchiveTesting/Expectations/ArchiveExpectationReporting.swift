@@ -165,13 +165,16 @@ public func expectArchiveRoundTrip<T: ArchiveObjectCodable>(
 
 /// Decodes the archive at `fixture` as `T` and expects every field in it to be read by some
 /// `init(from:)`, failing with each unread field's key path and class — the app started writing
-/// a field the model ignores. `ignoring` lists key paths known to be unread on purpose.
+/// a field the model ignores. `ignoring` names fields left unread on purpose, by
+/// ``ArchiveFieldPattern``: a bare `key`, `Class.key`, or a key path with `*` and `[*]`
+/// (`root.choices[*].model`). The failure lists at most 100 fields and counts the rest, and
+/// ends with an `ignoring:` argument to paste, grouped by `Class.key` with counts.
 /// - Parameters:
 ///   - type: the model to decode.
 ///   - fixture: the fixture's path (binary, XML or JSON).
 ///   - base: what a relative `fixture` is resolved against.
 ///   - registry: the registry to decode with.
-///   - ignoring: fields left unread on purpose.
+///   - ignoring: patterns of fields left unread on purpose.
 ///   - fileID: the caller's file ID (for Swift Testing).
 ///   - filePath: the caller's file path (for XCTest and for `relativeTo: .testFile`).
 ///   - line: the caller's line.

@@ -249,7 +249,7 @@ public enum ArchiveExpectations {
         let unread = unarchiver.unreadFields
         if !unread.isEmpty {
             lines.append("\(T.self) encodes fields its init(from:) never reads:")
-            lines += unread.prefix(100).map { "  " + $0.description }
+            lines += FieldListing.lines(unread.map(\.description))
         }
         if let difference = compareArchived(value, decoded, registry: registry, header: "\(T.self) archived, decoded and archived again differs (A: first archive, B: second):") {
             lines.append(difference)
@@ -258,28 +258,40 @@ public enum ArchiveExpectations {
     }
 
     /// Decodes the archive at `fixture` as `T` and lists the fields no `init(from:)` read,
-    /// less those whose key path is in `ignoring`.
+    /// less those an `ignoring` pattern names (``ArchiveFieldPattern``: `key`, `Class.key`, or
+    /// a key path with `*` and `[*]`). The list names at most 100 fields, then how many more,
+    /// and ends with an `ignoring:` argument to paste, grouped by `Class.key` with counts.
     /// - Parameters:
     ///   - type: the model to decode.
     ///   - fixture: the fixture's path (binary, XML or JSON).
     ///   - base: what a relative `fixture` is resolved against.
     ///   - registry: the registry to decode with.
-    ///   - ignoring: fields left unread on purpose.
+    ///   - ignoring: patterns of fields left unread on purpose.
     ///   - testFilePath: the calling test file, for `relativeTo: .testFile`.
     public static func checkUnreadFields<T: ArchiveObjectDecodable>(
         _ type: T.Type, fixture: String, relativeTo base: ArchiveFixtureBase = .workingDirectory, registry: ArchiveRegistry,
         ignoring: Set<String> = [], testFilePath: String = #filePath
     ) -> String? {
         let location = ArchiveFixtureLocation(fixture, relativeTo: base, testFilePath: testFilePath)
+        let patterns: [ArchiveFieldPattern]
+        do {
+            patterns = try ArchiveFieldPattern.parse(ignoring)
+        } catch {
+            return error.message
+        }
         var options = ArchiveReadingOptions()
         options.reportsUnreadFields = true
         let unread: [ArchiveUnreadField]
         switch decode(T.self, at: location, registry: registry, options: options) {
         case .failure(let error): return error.message
-        case .success(let result): unread = result.unarchiver.unreadFields.filter { !ignoring.contains($0.keyPath.description) }
+        case .success(let result): unread = result.unarchiver.unreadFields.filter { field in !patterns.contains { $0.matches(field) } }
         }
         guard !unread.isEmpty else { return nil }
-        return (["\(location.path) holds \(unread.count) fields no init(from:) read:"] + unread.prefix(100).map { "  " + $0.description }).joined(separator: "\n")
+        var lines = ["\(location.path) holds \(FieldListing.count(unread.count, "field")) no init(from:) read:"]
+        lines += FieldListing.lines(unread.map(\.description))
+        lines += FieldListing.ignoringSuggestion(unread.map { ($0.className, $0.key) }, given: patterns,
+                                                 purpose: "to leave them unread on purpose")
+        return lines.joined(separator: "\n")
     }
 
     /// Reads the fixture at `location` and decodes it as `T`, keeping the unarchiver (for its
