@@ -144,6 +144,33 @@ public func expectDecodedFixture<T: ArchiveObjectCodable>(
     }
 }
 
+/// Decodes the archive at `fixture` as `T`, encodes the result again and expects the two to
+/// hold the same values: a field the model drops or changes fails with its key path (`root.wingspan:
+/// only in A: real 15.5`), which neither ``expectDecodedFixture(_:fixture:relativeTo:registry:equals:readingOptions:fileID:filePath:line:column:)``
+/// (both sides archived through the same model) nor a snapshot of our own values would show.
+/// `ignoring` names what a subset model drops on purpose, by ``ArchiveFieldPattern``.
+/// - Parameters:
+///   - type: the model to decode and encode.
+///   - fixture: the fixture's path (binary, XML or JSON).
+///   - base: what a relative `fixture` is resolved against.
+///   - registry: the registry to decode and encode with.
+///   - ignoring: patterns of fields the model drops on purpose.
+///   - readingOptions: the unarchiver's options.
+///   - fileID: the caller's file ID (for Swift Testing).
+///   - filePath: the caller's file path (for XCTest and for `relativeTo: .testFile`).
+///   - line: the caller's line.
+///   - column: the caller's column.
+public func expectLosslessDecoding<T: ArchiveObjectCodable>(
+    _ type: T.Type, fixture: String, relativeTo base: ArchiveFixtureBase = .workingDirectory, registry: ArchiveRegistry,
+    ignoring: Set<String> = [], readingOptions: ArchiveReadingOptions = .default,
+    fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+) {
+    if let message = ArchiveExpectations.checkLosslessDecoding(type, fixture: fixture, relativeTo: base, registry: registry, ignoring: ignoring,
+                                                               readingOptions: readingOptions, testFilePath: "\(filePath)") {
+        reportArchiveExpectationFailure(message, fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+}
+
 /// Expects `value` to survive archive → decode → archive unchanged, and its `init(from:)` to
 /// read every field its `encode(to:)` writes: a key typo or a field forgotten on one side fails
 /// with the key named.

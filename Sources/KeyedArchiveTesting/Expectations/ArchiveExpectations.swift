@@ -221,6 +221,83 @@ public enum ArchiveExpectations {
                                header: "\(location.path) decoded as \(T.self) differs from the expected value (A: expected, B: decoded):")
     }
 
+    /// Decodes the archive at `fixture` as `T`, encodes the result again and diffs that with
+    /// the fixture by values (``ArchiveDiff/Options/valuesOnly``): whatever the model drops
+    /// (a field its `init(from:)` no longer reads, `only in A`) or changes (a value rounded, a
+    /// default written instead) is named by its key path — what
+    /// ``checkDecoding(_:fixture:relativeTo:registry:equals:readingOptions:testFilePath:)``
+    /// cannot see. Differences an `ignoring` pattern names (``ArchiveFieldPattern``, judged by
+    /// the key path and the archived class of the object holding the field) are left out, so a
+    /// subset model lists what it leaves behind on purpose; the failure ends with such a list
+    /// to paste. Foundation's mutable and immutable classes (`NSMutableArray` and `NSArray`, …)
+    /// count as one: a model keeps a collection's values, not its mutability.
+    /// - Parameters:
+    ///   - type: the model to decode and encode.
+    ///   - fixture: the fixture's path (binary, XML or JSON).
+    ///   - base: what a relative `fixture` is resolved against.
+    ///   - registry: the registry to decode and encode with.
+    ///   - ignoring: patterns of fields the model drops on purpose.
+    ///   - readingOptions: the unarchiver's options.
+    ///   - writingOptions: the archiver's options.
+    ///   - testFilePath: the calling test file, for `relativeTo: .testFile`.
+    public static func checkLosslessDecoding<T: ArchiveObjectCodable>(
+        _ type: T.Type, fixture: String, relativeTo base: ArchiveFixtureBase = .workingDirectory, registry: ArchiveRegistry,
+        ignoring: Set<String> = [], readingOptions: ArchiveReadingOptions = .default, writingOptions: ArchiveWritingOptions = .default,
+        testFilePath: String = #filePath
+    ) -> String? {
+        let location = ArchiveFixtureLocation(fixture, relativeTo: base, testFilePath: testFilePath)
+        let patterns: [ArchiveFieldPattern]
+        do {
+            patterns = try ArchiveFieldPattern.parse(ignoring)
+        } catch {
+            return error.message
+        }
+        let decoded: Decoded<T>
+        switch decode(T.self, at: location, registry: registry, options: readingOptions) {
+        case .failure(let error): return error.message
+        case .success(let result): decoded = result
+        }
+        let again: ArchiveGraph
+        do {
+            again = try ArchiveGraph(bytes: KeyedArchiver.archive(decoded.value, registry: registry, options: writingOptions))
+        } catch {
+            return "could not encode again what \(location.path) decoded as \(T.self): \(error)"
+        }
+        var options = ArchiveDiff.Options()
+        options.valuesOnly = true
+        options.maximumDifferences = 10_000
+        let diff = ArchiveDiff(decoded.graph, again, options: options)
+        var kept: [ArchiveDiff.Difference] = []
+        var dropped: [(className: String, key: String)] = []
+        for difference in diff.differences {
+            // A Swift model keeps a collection's values, not its mutability.
+            if difference.kind == .classChanged, immutableName(difference.a) == immutableName(difference.b) { continue }
+            guard case .key(let key)? = difference.path.components.last else {
+                kept.append(difference)
+                continue
+            }
+            let holder = ArchiveKeyPath(Array(difference.path.components.dropLast()))
+            let chain = (difference.kind == .onlyInB ? again : decoded.graph).classChain(at: holder)
+            if patterns.contains(where: { $0.matches(keyPath: difference.path, classChain: chain) }) { continue }
+            kept.append(difference)
+            if difference.kind == .onlyInA { dropped.append((chain.first ?? "", key)) }
+        }
+        guard !kept.isEmpty || diff.omittedCount > 0 || diff.incompleteReason != nil else { return nil }
+        var lines = ["\(location.path) decoded as \(T.self) and encoded again loses or changes data (A: the fixture, B: \(T.self) encoded again):"]
+        lines += FieldListing.lines(kept.map(\.description))
+        if diff.omittedCount > 0 { lines.append("  … and \(diff.omittedCount) more differences, past the \(options.maximumDifferences) compared with ignoring") }
+        if let reason = diff.incompleteReason { lines.append("  comparison incomplete: \(reason)") }
+        if !dropped.isEmpty {
+            lines += FieldListing.ignoringSuggestion(dropped, given: patterns, purpose: "if the model drops them on purpose")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `NSMutableArray` → `NSArray`: Foundation's mutable classes by their immutable name.
+    static func immutableName(_ name: String) -> String {
+        name.hasPrefix("NSMutable") ? "NS" + name.dropFirst(9) : name
+    }
+
     /// Archives `value`, decodes it, archives the result again and diffs the two archives; also
     /// decodes with ``ArchiveReadingOptions/reportsUnreadFields`` so that a field `encode(to:)`
     /// writes and `init(from:)` never reads — a key typo, a field forgotten on one side — fails
