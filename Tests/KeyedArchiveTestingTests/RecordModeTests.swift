@@ -144,7 +144,8 @@ import Testing
                 expectArchiveReference(of: cessna, registry: Fixtures.registry, reference: reference.path, comparison: .values)
             } matching: { issue in
                 issue.comments.map(\.rawValue) == ["the archive of Airplane differs from \(reference.path) (A: the reference, B: encoded now):\n" +
-                    "  root.wingspan: only in A: real 15.5\n  root.airframeHours: value changed: integer 41 → integer 40"]
+                    "  root.wingspan: only in A: real 15.5\n  root.airframeHours: value changed: integer 41 → integer 40\n" +
+                    "if the model leaves them out on purpose, pass (grouped by Class.key, with counts):\n  ignoring: [\n    \"Airplane.wingspan\",  // 1 field\n  ]"]
             }
             withKnownIssue {
                 expectArchiveReference(of: cessna, registry: Fixtures.registry, reference: missing)

@@ -30,7 +30,7 @@ func reportArchiveExpectationFailure(_ message: String, fileID: String, filePath
 /// by exact bytes. A difference fails the test with the diff's lines. The record mode
 /// (``ArchiveRecordMode``: this call's `record:`, else ``withArchiveRecording(_:operation:)``'s,
 /// else `KEYEDARCHIVE_RECORD`'s, else `missing`) says when the file is written. For a file
-/// another program made, use ``expectArchiveReference(of:registry:reference:relativeTo:comparison:writingOptions:fileID:filePath:line:column:)``,
+/// another program made, use ``expectArchiveReference(of:registry:reference:relativeTo:comparison:ignoring:writingOptions:fileID:filePath:line:column:)``,
 /// which never writes. Works from Swift Testing and from XCTest.
 /// - Parameters:
 ///   - value: what to encode.
@@ -93,14 +93,17 @@ public func expectArchiveSnapshot<T: ArchiveObjectEncodable>(
 
 /// Encodes `value` with `registry`, in the format of the file at `reference`, and expects it to
 /// match that file — one *another program* made (the app's own archive, a `.mom`, a nib) — by
-/// graph, values or bytes. A reference is never written: no record mode, scope or environment
-/// variable applies, and a missing reference is a failure naming its path.
+/// graph, values or bytes, less the fields `ignoring` names (a model that leaves some out on
+/// purpose). A reference is never written: no record mode, scope or environment variable
+/// applies, and a missing reference is a failure naming its path.
 /// - Parameters:
 ///   - value: what to encode.
 ///   - registry: the registry to encode with.
 ///   - reference: the reference file's path (binary, XML or JSON).
 ///   - base: what a relative `reference` is resolved against.
 ///   - comparison: graph (default), values or bytes.
+///   - ignoring: patterns of fields the reference holds and the model leaves out on purpose
+///     (``ArchiveFieldPattern``: `key`, `Class.key`, a key path with `*` and `[*]`).
 ///   - writingOptions: the archiver's options.
 ///   - fileID: the caller's file ID (for Swift Testing).
 ///   - filePath: the caller's file path (for XCTest and for `relativeTo: .testFile`).
@@ -108,11 +111,12 @@ public func expectArchiveSnapshot<T: ArchiveObjectEncodable>(
 ///   - column: the caller's column.
 public func expectArchiveReference<T: ArchiveObjectEncodable>(
     of value: T, registry: ArchiveRegistry, reference: String, relativeTo base: ArchiveFixtureBase = .workingDirectory,
-    comparison: ArchiveSnapshotComparison = .graph, writingOptions: ArchiveWritingOptions = .default,
+    comparison: ArchiveSnapshotComparison = .graph, ignoring: Set<String> = [], writingOptions: ArchiveWritingOptions = .default,
     fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
 ) {
     if let message = ArchiveExpectations.checkReference(of: value, registry: registry, reference: reference, relativeTo: base,
-                                                        comparison: comparison, writingOptions: writingOptions, testFilePath: "\(filePath)") {
+                                                        comparison: comparison, ignoring: ignoring, writingOptions: writingOptions,
+                                                        testFilePath: "\(filePath)") {
         reportArchiveExpectationFailure(message, fileID: fileID, filePath: filePath, line: line, column: column)
     }
 }

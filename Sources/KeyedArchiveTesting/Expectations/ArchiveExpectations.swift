@@ -108,22 +108,26 @@ public enum ArchiveExpectations {
     // MARK: References: files another program made
 
     /// Encodes `value` with `registry` in the format of the file at `reference` — one another
-    /// program made — and compares the two. Never writes: no record mode, scope or variable
-    /// applies, and a missing reference is a failure.
+    /// program made — and compares the two, less the fields `ignoring` names. Never writes: no
+    /// record mode, scope or variable applies, and a missing reference is a failure. A failure
+    /// that lists fields only the reference holds ends with an `ignoring:` list to paste.
     /// - Parameters:
     ///   - value: what to encode.
     ///   - registry: the registry to encode with.
     ///   - reference: the reference file's path.
     ///   - base: what a relative `reference` is resolved against.
     ///   - comparison: graph (default), values or bytes.
+    ///   - ignoring: patterns of fields the reference holds and the model leaves out on
+    ///     purpose (``ArchiveFieldPattern``).
     ///   - writingOptions: the archiver's options.
     ///   - testFilePath: the calling test file, for `relativeTo: .testFile`.
     public static func checkReference<T: ArchiveObjectEncodable>(
         of value: T, registry: ArchiveRegistry, reference: String, relativeTo base: ArchiveFixtureBase = .workingDirectory,
-        comparison: ArchiveSnapshotComparison = .graph, writingOptions: ArchiveWritingOptions = .default, testFilePath: String = #filePath
+        comparison: ArchiveSnapshotComparison = .graph, ignoring: Set<String> = [], writingOptions: ArchiveWritingOptions = .default,
+        testFilePath: String = #filePath
     ) -> String? {
         checkReference(of: value, registry: registry, at: ArchiveFixtureLocation(reference, relativeTo: base, testFilePath: testFilePath),
-                       comparison: comparison, writingOptions: writingOptions)
+                       comparison: comparison, ignoring: ignoring, writingOptions: writingOptions)
     }
 
     /// The same at a location already resolved.
@@ -132,11 +136,18 @@ public enum ArchiveExpectations {
     ///   - registry: the registry to encode with.
     ///   - location: the reference file's location.
     ///   - comparison: graph (default), values or bytes.
+    ///   - ignoring: patterns of fields the reference holds and the model leaves out on purpose.
     ///   - writingOptions: the archiver's options.
     public static func checkReference<T: ArchiveObjectEncodable>(
         of value: T, registry: ArchiveRegistry, at location: ArchiveFixtureLocation,
-        comparison: ArchiveSnapshotComparison = .graph, writingOptions: ArchiveWritingOptions = .default
+        comparison: ArchiveSnapshotComparison = .graph, ignoring: Set<String> = [], writingOptions: ArchiveWritingOptions = .default
     ) -> String? {
+        let patterns: [ArchiveFieldPattern]
+        do {
+            patterns = try ArchiveFieldPattern.parse(ignoring)
+        } catch {
+            return error.message
+        }
         let file: ArchiveFixtureFile
         do {
             file = try ArchiveFixtureFile(reading: location)
@@ -149,17 +160,17 @@ public enum ArchiveExpectations {
         } catch {
             return "could not archive \(T.self): \(error)"
         }
-        return compare(made, format: file.format, with: file, comparison: comparison, subject: "the archive of \(T.self)", role: "the reference")
+        return compare(made, format: file.format, with: file, comparison: comparison, patterns: patterns, subject: "the archive of \(T.self)",
+                       role: referenceRole)
     }
 
     /// Compares `made` (in `format`) with `file`: nil when they match as `comparison` asks,
-    /// otherwise the diff (A: the file, B: `made`), and the layout reasons when only the
-    /// bytes differ.
+    /// otherwise the diff (A: the file, B: `made`) less what `patterns` name, and the layout
+    /// reasons when only the bytes differ.
     static func compare(_ made: [UInt8], format: ArchiveFixtureFormat, with file: ArchiveFixtureFile, comparison: ArchiveSnapshotComparison,
-                        subject: String, role: String) -> String? {
+                        patterns: [ArchiveFieldPattern] = [], subject: String, role: String) -> String? {
         if comparison == .bytes && file.bytes == made { return nil }
         let path = file.location.path
-        let diff: ArchiveDiff
         let fixtureGraph: ArchiveGraph
         do {
             fixtureGraph = try file.graph()
@@ -167,17 +178,21 @@ public enum ArchiveExpectations {
             return "\(role) \(path) is not a keyed archive: \(error)"
         }
         let madeFile = ArchiveFixtureFile(made: made, format: format, location: file.location)
+        let madeGraph: ArchiveGraph
         do {
-            var options = ArchiveDiff.Options()
-            options.valuesOnly = comparison == .values
-            diff = ArchiveDiff(fixtureGraph, try madeFile.graph(), options: options)
+            madeGraph = try madeFile.graph()
         } catch {
             return "could not read back what was encoded: \(error)"
         }
-        if comparison != .bytes && diff.isEqual { return nil }
+        var options = ArchiveDiff.Options()
+        options.valuesOnly = comparison == .values
+        let diff = ArchiveDiff(fixtureGraph, madeGraph, options: options)
+        let (kept, dropped) = unignored(diff, a: fixtureGraph, b: madeGraph, patterns: patterns, ignoringMutability: false)
+        let graphsMatch = kept.isEmpty && diff.omittedCount == 0 && diff.incompleteReason == nil
+        if comparison != .bytes && graphsMatch { return nil }
         var lines = ["\(subject) differs from \(path) (A: \(role), B: encoded now):"]
-        lines += diff.description.split(separator: "\n").map { "  " + $0 }
-        if comparison == .bytes && diff.isEqual {
+        lines += differenceLines(kept, diff)
+        if comparison == .bytes && graphsMatch {
             let what = file.format == .json ? "text" : "bytes"
             lines[0] = "\(subject) holds the graph of \(path) but not its \(what) (A: \(role), B: encoded now):"
             if file.format != format, file.format == .json || format == .json {
@@ -186,7 +201,45 @@ public enum ArchiveExpectations {
             let reasons = (try? ArchiveLayoutExplanation.explain(file.propertyListBytes(), madeFile.propertyListBytes())) ?? []
             lines += reasons.map { "  layout: " + $0 }
         }
+        if !dropped.isEmpty, !patterns.isEmpty || role == referenceRole {
+            lines += FieldListing.ignoringSuggestion(dropped, given: patterns, purpose: "if the model leaves them out on purpose")
+        }
         return lines.joined(separator: "\n")
+    }
+
+    static let referenceRole = "the reference"
+
+    /// The differences no pattern names, and among them the fields only A holds (each with
+    /// the archived class of the object holding it, and its key). A pattern judges a
+    /// difference by its key path and the class chain of the object holding the field (in B
+    /// for a field only B holds, in A otherwise).
+    static func unignored(_ diff: ArchiveDiff, a: ArchiveGraph, b: ArchiveGraph, patterns: [ArchiveFieldPattern],
+                          ignoringMutability: Bool) -> (kept: [ArchiveDiff.Difference], dropped: [(className: String, key: String)]) {
+        var kept: [ArchiveDiff.Difference] = []
+        var dropped: [(className: String, key: String)] = []
+        for difference in diff.differences {
+            // A Swift model keeps a collection's values, not its mutability.
+            if ignoringMutability, difference.kind == .classChanged, immutableName(difference.a) == immutableName(difference.b) { continue }
+            guard case .key(let key)? = difference.path.components.last else {
+                kept.append(difference)
+                continue
+            }
+            let holder = ArchiveKeyPath(Array(difference.path.components.dropLast()))
+            let chain = (difference.kind == .onlyInB ? b : a).classChain(at: holder)
+            if patterns.contains(where: { $0.matches(keyPath: difference.path, classChain: chain) }) { continue }
+            kept.append(difference)
+            if difference.kind == .onlyInA { dropped.append((chain.first ?? "", key)) }
+        }
+        return (kept, dropped)
+    }
+
+    /// The kept differences indented (at most 100, then a count), then what the diff itself
+    /// left out or could not compare.
+    static func differenceLines(_ kept: [ArchiveDiff.Difference], _ diff: ArchiveDiff) -> [String] {
+        var lines = FieldListing.lines(kept.map(\.description))
+        if diff.omittedCount > 0 { lines.append("  … and \(diff.omittedCount) more differences, past the \(diff.differences.count) compared") }
+        if let reason = diff.incompleteReason { lines.append("  comparison incomplete: \(reason)") }
+        return lines
     }
 
     // MARK: Decoding fixtures
@@ -267,26 +320,10 @@ public enum ArchiveExpectations {
         options.valuesOnly = true
         options.maximumDifferences = 10_000
         let diff = ArchiveDiff(decoded.graph, again, options: options)
-        var kept: [ArchiveDiff.Difference] = []
-        var dropped: [(className: String, key: String)] = []
-        for difference in diff.differences {
-            // A Swift model keeps a collection's values, not its mutability.
-            if difference.kind == .classChanged, immutableName(difference.a) == immutableName(difference.b) { continue }
-            guard case .key(let key)? = difference.path.components.last else {
-                kept.append(difference)
-                continue
-            }
-            let holder = ArchiveKeyPath(Array(difference.path.components.dropLast()))
-            let chain = (difference.kind == .onlyInB ? again : decoded.graph).classChain(at: holder)
-            if patterns.contains(where: { $0.matches(keyPath: difference.path, classChain: chain) }) { continue }
-            kept.append(difference)
-            if difference.kind == .onlyInA { dropped.append((chain.first ?? "", key)) }
-        }
+        let (kept, dropped) = unignored(diff, a: decoded.graph, b: again, patterns: patterns, ignoringMutability: true)
         guard !kept.isEmpty || diff.omittedCount > 0 || diff.incompleteReason != nil else { return nil }
         var lines = ["\(location.path) decoded as \(T.self) and encoded again loses or changes data (A: the fixture, B: \(T.self) encoded again):"]
-        lines += FieldListing.lines(kept.map(\.description))
-        if diff.omittedCount > 0 { lines.append("  … and \(diff.omittedCount) more differences, past the \(options.maximumDifferences) compared with ignoring") }
-        if let reason = diff.incompleteReason { lines.append("  comparison incomplete: \(reason)") }
+        lines += differenceLines(kept, diff)
         if !dropped.isEmpty {
             lines += FieldListing.ignoringSuggestion(dropped, given: patterns, purpose: "if the model drops them on purpose")
         }

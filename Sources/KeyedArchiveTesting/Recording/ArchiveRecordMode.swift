@@ -6,7 +6,7 @@ import Foundation
 
 /// When a snapshot expectation writes its fixture, as swift-snapshot-testing's record modes
 /// have it. A *snapshot* is our own recording of what we encode, and these modes rewrite it; a
-/// *reference* (a file another program made, ``expectArchiveReference(of:registry:reference:relativeTo:comparison:writingOptions:fileID:filePath:line:column:)``)
+/// *reference* (a file another program made, ``expectArchiveReference(of:registry:reference:relativeTo:comparison:ignoring:writingOptions:fileID:filePath:line:column:)``)
 /// is never written in any mode.
 ///
 /// The mode is chosen per call (`record: .failed`), per scope (``withArchiveRecording(_:operation:)``)
