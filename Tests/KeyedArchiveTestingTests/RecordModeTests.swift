@@ -223,11 +223,12 @@ import Testing
 
     static var canRunChild: Bool { executable != nil }
 
-    /// Runs the child test with `KEYEDARCHIVE_RECORD=record`; its output (its failures are expected).
-    static func run(directory: String, record: String) throws -> String {
+    /// Runs the child tests `filter` names with `KEYEDARCHIVE_RECORD=record`; their output
+    /// (their failures are expected).
+    static func run(directory: String, record: String, filter: String = "RecordEnvironmentChild") throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(executable))
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "RecordEnvironmentChild"]
+        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
         var environment = ProcessInfo.processInfo.environment
         environment[ArchiveRecordMode.environmentVariable] = record
         environment[directoryVariable] = directory

@@ -26,7 +26,7 @@ func reportArchiveExpectationFailure(_ message: String, fileID: String, filePath
 }
 
 /// Encodes `value` with `registry` and expects it to match the snapshot at `fixture` — a file
-/// this test records, our own encoding — by graph (the default, ``ArchiveDiff``), by values, or
+/// this test records, our own encoding — by graph (the default, `ArchiveDiff`), by values, or
 /// by exact bytes. A difference fails the test with the diff's lines. The record mode
 /// (``ArchiveRecordMode``: this call's `record:`, else ``withArchiveRecording(_:operation:)``'s,
 /// else `KEYEDARCHIVE_RECORD`'s, else `missing`) says when the file is written. For a file

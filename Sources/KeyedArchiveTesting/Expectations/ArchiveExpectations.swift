@@ -8,13 +8,13 @@ import PropertyList
 
 /// How a snapshot or reference expectation compares what was encoded with its file.
 public enum ArchiveSnapshotComparison: Hashable, Sendable {
-    /// The object graphs, as ``ArchiveDiff`` compares them (the default): a fixture Apple's
+    /// The object graphs, as `ArchiveDiff` compares them (the default): a fixture Apple's
     /// archiver wrote and ours are equal when they hold the same graph, whatever the bytes.
     case graph
-    /// Values only: ``ArchiveDiff/Options/valuesOnly`` (sharing and class chains ignored).
+    /// Values only: `ArchiveDiff/Options/valuesOnly` (sharing and class chains ignored).
     case values
     /// Exact bytes (for a JSON file, its exact text); on a difference the message gives the
-    /// graph diff and, when the graphs are equal, ``ArchiveLayoutExplanation``'s reasons.
+    /// graph diff and, when the graphs are equal, `ArchiveLayoutExplanation`'s reasons.
     case bytes
 }
 
@@ -94,6 +94,15 @@ public enum ArchiveExpectations {
         } catch {
             return error.message
         }
+        return checkSnapshot(of: value, registry: registry, at: location, format: format, comparison: comparison,
+                             writingOptions: writingOptions, recording: recording)
+    }
+
+    /// The same with the record mode already chosen.
+    static func checkSnapshot<T: ArchiveObjectEncodable>(
+        of value: T, registry: ArchiveRegistry, at location: ArchiveFixtureLocation, format: ArchiveFixtureFormat,
+        comparison: ArchiveSnapshotComparison, writingOptions: ArchiveWritingOptions, recording: ArchiveRecording
+    ) -> String? {
         let made: [UInt8]
         do {
             made = try format.archive(value, registry: registry, options: writingOptions)
@@ -251,7 +260,7 @@ public enum ArchiveExpectations {
     ///
     /// A field the model does not read at all archives alike on both sides, so this check
     /// cannot see it: ``checkUnreadFields(_:fixture:relativeTo:registry:ignoring:testFilePath:)``
-    /// and ``checkLosslessDecoding(_:fixture:relativeTo:registry:ignoring:readingOptions:testFilePath:)`` do.
+    /// and ``checkLosslessDecoding(_:fixture:relativeTo:registry:ignoring:readingOptions:writingOptions:testFilePath:)`` do.
     /// - Parameters:
     ///   - type: the model to decode.
     ///   - fixture: the fixture's path (binary, XML or JSON).
@@ -275,7 +284,7 @@ public enum ArchiveExpectations {
     }
 
     /// Decodes the archive at `fixture` as `T`, encodes the result again and diffs that with
-    /// the fixture by values (``ArchiveDiff/Options/valuesOnly``): whatever the model drops
+    /// the fixture by values (`ArchiveDiff/Options/valuesOnly`): whatever the model drops
     /// (a field its `init(from:)` no longer reads, `only in A`) or changes (a value rounded, a
     /// default written instead) is named by its key path — what
     /// ``checkDecoding(_:fixture:relativeTo:registry:equals:readingOptions:testFilePath:)``
@@ -336,7 +345,7 @@ public enum ArchiveExpectations {
     }
 
     /// Archives `value`, decodes it, archives the result again and diffs the two archives; also
-    /// decodes with ``ArchiveReadingOptions/reportsUnreadFields`` so that a field `encode(to:)`
+    /// decodes with `ArchiveReadingOptions/reportsUnreadFields` so that a field `encode(to:)`
     /// writes and `init(from:)` never reads — a key typo, a field forgotten on one side — fails
     /// with the key named.
     /// - Parameters:

@@ -4,7 +4,7 @@ import PropertyList
 extension ArchiveGraph {
     /// The archived `$classes` chain of the object at `path` — the class first — following
     /// fields by key, `NSArray`/`NSSet` elements by index and `NSDictionary` entries by string
-    /// key, as ``ArchiveDiff`` names them; empty when the path leads to no object with a class.
+    /// key, as `ArchiveDiff` names them; empty when the path leads to no object with a class.
     /// Lets a pattern's `Class.key` form judge a difference, which carries only its path.
     func classChain(at path: ArchiveKeyPath) -> [String] {
         guard case .key(let topKey)? = path.components.first,

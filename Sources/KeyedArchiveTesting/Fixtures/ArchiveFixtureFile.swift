@@ -45,7 +45,7 @@ public enum ArchiveFixtureFormat: String, Hashable, Sendable, CaseIterable {
 
     /// `value` archived with `registry` in this format (for JSON: the canonical JSON of its
     /// binary archive, as `keyedarchive plist` prints it).
-    /// - Throws: ``ArchiveError`` from the archiver, or from the JSON rendering.
+    /// - Throws: `ArchiveError` from the archiver, or from the JSON rendering.
     public func archive<T: ArchiveObjectEncodable>(_ value: T, registry: ArchiveRegistry, options: ArchiveWritingOptions = .default) throws(ArchiveError) -> [UInt8] {
         switch self {
         case .binary: return try KeyedArchiver.archive(value, registry: registry, format: .binary, options: options)
@@ -109,7 +109,7 @@ public struct ArchiveFixtureFile: Sendable {
     }
 
     /// The property list the file holds (for JSON: the one its text stands for).
-    /// - Throws: ``ArchiveError`` with ``ArchiveError/Code/invalidPropertyList`` naming the fault.
+    /// - Throws: `ArchiveError` with `ArchiveError/Code/invalidPropertyList` naming the fault.
     public func propertyList(options: ArchiveReadingOptions = .default) throws(ArchiveError) -> PropertyListValue {
         do {
             switch format {
@@ -122,7 +122,7 @@ public struct ArchiveFixtureFile: Sendable {
     }
 
     /// The archive's object graph.
-    /// - Throws: ``ArchiveError`` for a file that is not a property list or not a keyed archive.
+    /// - Throws: `ArchiveError` for a file that is not a property list or not a keyed archive.
     public func graph(options: ArchiveReadingOptions = .default) throws(ArchiveError) -> ArchiveGraph {
         switch format {
         case .binary, .xml: return try ArchiveGraph(bytes: bytes, options: options)
@@ -132,7 +132,7 @@ public struct ArchiveFixtureFile: Sendable {
 
     /// The file as property-list bytes: its own for binary and XML, the binary property list
     /// its text stands for when it is JSON.
-    /// - Throws: ``ArchiveError`` for a file that is not a property list.
+    /// - Throws: `ArchiveError` for a file that is not a property list.
     public func propertyListBytes(options: ArchiveReadingOptions = .default) throws(ArchiveError) -> [UInt8] {
         guard format == .json else { return bytes }
         let value = try propertyList(options: options)
