@@ -22,30 +22,43 @@ import Testing
         return (url.path, [UInt8](try Data(contentsOf: url)))
     }
 
-    /// Every mode × fixture state, the mode set by the call: what is written and what is said.
+    enum Origin: CaseIterable { case call, scope }
+
+    /// Every mode × fixture state, the mode set by the call or by the scope around it: what is
+    /// written and what is said.
     @Test(arguments: ArchiveRecordMode.allCases, FixtureState.allCases)
     func modeAgainstFixture(mode: ArchiveRecordMode, state: FixtureState) throws {
+        for origin in Origin.allCases {
+            try modeAgainstFixture(mode: mode, state: state, origin: origin)
+        }
+    }
+
+    func modeAgainstFixture(mode: ArchiveRecordMode, state: FixtureState, origin: Origin) throws {
         let directory = try Fixtures.directory()
         let (path, before) = try prepare(state, in: directory)
         let ours = try KeyedArchiver.archive(cessna, registry: Fixtures.registry)
-        let message = ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, fixture: path, record: mode)
+        let message = switch origin {
+        case .call: ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, fixture: path, record: mode)
+        case .scope: withArchiveRecording(mode) { ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, fixture: path) }
+        }
+        let setBy = origin == .call ? "set by the call" : "set by withArchiveRecording"
         let after = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let diffLine = "  root.airframeHours: value changed: integer 41 → integer 40"
         switch (mode, state) {
         case (.never, .absent):
-            #expect(message == "fixture not found: \(path) (given as an absolute path); record mode never (set by the call) does not write it")
+            #expect(message == "fixture not found: \(path) (given as an absolute path); record mode never (\(setBy)) does not write it")
             #expect(after == nil)
         case (_, .absent):
             #expect(message == "recorded \(path) (\(ours.count) bytes) because there was no fixture; check it in and run the test again")
             #expect(after == ours)
         case (.all, _):
-            #expect(message == "recorded \(path) (\(ours.count) bytes) because of the record mode all (set by the call); check it in, and run the test again in another mode")
+            #expect(message == "recorded \(path) (\(ours.count) bytes) because of the record mode all (\(setBy)); check it in, and run the test again in another mode")
             #expect(after == ours)
         case (_, .equal):
             #expect(message == nil)
             #expect(after == before)
         case (.failed, .different):
-            #expect(message?.contains(diffLine + "\nrecorded \(path) (\(ours.count) bytes) because of the record mode failed (set by the call); review the change, check it in and run the test again") == true,
+            #expect(message?.contains(diffLine + "\nrecorded \(path) (\(ours.count) bytes) because of the record mode failed (\(setBy)); review the change, check it in and run the test again") == true,
                     "\(message ?? "")")
             #expect(after == ours)
         case (_, .different):

@@ -67,3 +67,31 @@ import Testing
         #expect(diff.error.hasPrefix("keyedarchive diff: error: -: jsonSyntax at line 1, column"), "\(diff.error)")
     }
 }
+
+/// The texts of the tool's reports: four-digit years, array differences in index order.
+@Suite struct ToolReportTextTests {
+    @Test func dumpPrintsFourDigitYears() throws {
+        // An NSDate of 30 December of year 0 (proleptic Gregorian), written as JSON.
+        let archive = #"{"$version": 100000, "$archiver": "NSKeyedArchiver", "$top": {"root": {"$uid": 1}}, "$objects": ["$null", {"NS.time": {"$real": -63114076800}, "$class": {"$uid": 2}}, {"$classname": "NSDate", "$classes": ["NSDate", "NSObject"]}]}"#
+        let run = try ToolEndToEndTests.run(["dump", "-"], input: Data(archive.utf8))
+        #expect(run.status == 0, "\(run.error)")
+        #expect(String(decoding: run.output, as: UTF8.self).hasSuffix("  root: date 0000-12-30T00:00:00Z\n"))
+    }
+
+    @Test func diffListsArrayDifferencesInIndexOrder() throws {
+        func archive(_ names: [String]) -> Data {
+            let strings = names.map { "\"\($0)\"" }.joined(separator: ", ")
+            let uids = names.indices.map { "{\"$uid\": \($0 + 3)}" }.joined(separator: ", ")
+            return Data(#"{"$version": 100000, "$archiver": "NSKeyedArchiver", "$top": {"root": {"$uid": 1}}, "$objects": ["$null", {"NS.objects": [\#(uids)], "$class": {"$uid": 2}}, {"$classname": "NSArray", "$classes": ["NSArray", "NSObject"]}, \#(strings)]}"#.utf8)
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("keyedarchive-order-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let a = folder.appendingPathComponent("a.json"), b = folder.appendingPathComponent("b.json")
+        try archive((0..<8).map { "n\($0)" }).write(to: a)
+        try archive(["x0", "n1", "n2", "n3", "n4", "n5", "n6", "x7"]).write(to: b)
+        let all = try ToolEndToEndTests.run(["diff", a.path, b.path])
+        #expect(String(decoding: all.output, as: UTF8.self) == "root[0]: value changed: \"n0\" → \"x0\"\nroot[7]: value changed: \"n7\" → \"x7\"\n")
+        let first = try ToolEndToEndTests.run(["diff", "--max", "1", a.path, b.path])
+        #expect(String(decoding: first.output, as: UTF8.self) == "root[0]: value changed: \"n0\" → \"x0\"\n… and 1 more differences (--max raises the cap)\n")
+    }
+}
