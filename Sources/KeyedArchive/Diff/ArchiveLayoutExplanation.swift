@@ -118,6 +118,7 @@ public enum ArchiveLayoutExplanation {
                     pending.append((left[index], right[index], child(path, "[\(index)]")))
                 }
             case (.dictionary(let keysX, let valuesX), .dictionary(let keysY, let valuesY)):
+                guard keysX.count == valuesX.count, keysY.count == valuesY.count else { continue }
                 // Entries by key text: the key order is the graph report's business.
                 var positions: [String: Int] = [:]
                 for (position, key) in keysY.enumerated() {
