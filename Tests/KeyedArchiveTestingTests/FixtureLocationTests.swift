@@ -21,6 +21,9 @@ import Testing
         #expect(here.path == URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("x.plist").path)
         #expect(ArchiveFixtureLocation("/abs/app.plist", relativeTo: .testFile).origin == "given as an absolute path")
         #expect(ArchiveFixtureLocation("app.plist", relativeTo: .folder("/data/fixtures")).path == "/data/fixtures/app.plist")
+        // A relative #filePath (some build systems give one) is taken from the working directory.
+        #expect(ArchiveFixtureLocation("app.plist", relativeTo: .testFile, testFilePath: "Tests/ServiceTests/AirplaneTests.swift").path
+            == cwd + "/Tests/ServiceTests/app.plist")
     }
 
     @Test func snapshotsBesideTheTestAreNamedAfterIt() throws {

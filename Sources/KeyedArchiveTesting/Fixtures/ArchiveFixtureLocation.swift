@@ -102,10 +102,14 @@ public struct ArchiveFixtureLocation: Hashable, Sendable, CustomStringConvertibl
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
     }
 
+    /// The folder of `filePath`, absolute (a relative `#filePath`, as some build systems give,
+    /// is taken from the working directory).
     static func folder(of filePath: String) -> String {
-        guard let slash = filePath.lastIndex(of: "/") else { return FileManager.default.currentDirectoryPath }
+        let cwd = FileManager.default.currentDirectoryPath
+        guard let slash = filePath.lastIndex(of: "/") else { return cwd }
         let folder = String(filePath[..<slash])
-        return folder.isEmpty ? "/" : folder
+        if folder.isEmpty { return "/" }
+        return folder.hasPrefix("/") ? folder : standardized(join(cwd, folder))
     }
 
     static func join(_ folder: String, _ relative: String) -> String {
