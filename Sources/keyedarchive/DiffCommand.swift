@@ -44,8 +44,9 @@ struct DiffCommand: ToolCommand {
     }
 
     private func compare() throws(InputError) -> Int32 {
-        let bytesA = try readInput(pathA)
-        let bytesB = try readInput(pathB)
+        let inputA = try readArchiveInput(pathA)
+        let inputB = try readArchiveInput(pathB)
+        let bytesA = inputA.bytes, bytesB = inputB.bytes
         let diff: ArchiveDiff
         let graphA = Result { () throws(ArchiveError) in try ArchiveGraph(bytes: bytesA) }
         let graphB = Result { () throws(ArchiveError) in try ArchiveGraph(bytes: bytesB) }
@@ -68,6 +69,11 @@ struct DiffCommand: ToolCommand {
         if layout {
             do {
                 layoutLines = try ArchiveLayoutExplanation.explain(bytesA, bytesB)
+                if inputA.isJSON || inputB.isJSON {
+                    // JSON has no layout of its own: what follows is about the property lists it stands for.
+                    let a = inputA.isJSON ? "json" : formatName(bytesA), b = inputB.isJSON ? "json" : formatName(bytesB)
+                    layoutLines.insert("format: A is \(a), B is \(b) (JSON is compared as the binary property list it stands for)", at: 0)
+                }
             } catch {
                 throw InputError(message: "\(error)")
             }
@@ -83,6 +89,10 @@ struct DiffCommand: ToolCommand {
             writeStandardOutput(Array(text.utf8))
         }
         return diff.isEqual ? ExitStatus.success : ExitStatus.failure
+    }
+
+    private func formatName(_ bytes: [UInt8]) -> String {
+        bytes.starts(with: Array("bplist".utf8)) ? "binary" : "xml"
     }
 
     private func value(_ bytes: [UInt8], path: String) throws(InputError) -> PropertyListValue {

@@ -43,7 +43,7 @@ struct JSONCommand: ToolCommand {
 /// Reads FILE and prints its rendering as it is made (memory stays the graph's, whatever the
 /// length of the text); a fault becomes the one-line report.
 func printRendering(of path: String, _ render: ([UInt8], (ArraySlice<UInt8>) -> Void) throws(ArchiveError) -> Void) throws(InputError) -> Int32 {
-    let bytes = try readInput(path)
+    let bytes = try readArchiveInput(path).bytes
     do {
         try render(bytes) { chunk in writeStandardOutput(chunk) }
     } catch {

@@ -32,11 +32,6 @@ protocol ToolCommand {
     func run() throws -> Int32
 }
 
-extension ToolCommand {
-    /// Without help of its own, a command's help is its usage line.
-    static var help: String { "usage: keyedarchive \(synopsis)\n" }
-}
-
 enum KeyedArchiveTool {
     static var commands: [any ToolCommand.Type] { [
         PlistCommand.self, ConvertCommand.self, DumpCommand.self, JSONCommand.self, ValidateCommand.self, DiffCommand.self,

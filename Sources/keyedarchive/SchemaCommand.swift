@@ -41,7 +41,7 @@ struct SchemaCommand: ToolCommand {
         var graphs: [ArchiveGraph] = []
         var formats: [ArchiveFormat] = []
         for path in paths {
-            let bytes = try readInput(path)
+            let bytes = try readArchiveInput(path).bytes
             do {
                 graphs.append(try ArchiveGraph(bytes: bytes))
             } catch {

@@ -14,10 +14,12 @@ extension KeyedArchiveTool {
 
         keyedarchive COMMAND --help     what a command does, its options and an example
         keyedarchive --version          the tool's version
-        FILE is a path, or - for standard input. Exit status: 0 success, 1 faulty or refused input,
-        2 a wrong command line.
-        Documentation: the KeyedArchive and PropertyList DocC catalogs (articles "Getting started",
-        "The security model", "The archive format"), and the package's README and Docs/ folder.
+        FILE is a path, or - for standard input; the commands that read an archive (dump, json,
+        validate, diff, schema) take its canonical JSON (what plist prints) too. Exit status:
+        0 success, 1 faulty or refused input, 2 a wrong command line (diff: 1 different, 2 trouble).
+        Documentation: the KeyedArchive, KeyedArchiveTesting and PropertyList DocC catalogs
+        (articles "Getting started", "Fixture tests", "The security model", "The archive
+        format"), and the package's README and Docs/ folder.
 
         """
 
@@ -86,7 +88,8 @@ extension DumpCommand {
         property list use plist.
 
         arguments:
-          FILE          a binary or XML keyed archive, or - for standard input
+          FILE          a binary or XML keyed archive, its canonical JSON (Docs/PlistJSON.md),
+                        or - for standard input
         options:
           --raw         show every object's fields as stored, Foundation's included
 
@@ -108,7 +111,8 @@ extension JSONCommand {
         values, as dump shows them ({"$uuid": "…"}, {"$url": "…"}, an NSDictionary's "$dict").
 
         arguments:
-          FILE          a binary or XML keyed archive, or - for standard input
+          FILE          a binary or XML keyed archive, its canonical JSON (Docs/PlistJSON.md),
+                        or - for standard input
         options:
           --raw         show every object's fields as stored, Foundation's included
           --plain-numbers   reals as plain JSON numbers ({"$real": 2.5} becomes 2.5) where finite
@@ -131,6 +135,8 @@ extension ValidateCommand {
         Foundation's value classes (NSString, NSArray, NSDictionary, NSDate, NSURL, NSUUID,
         NSValue, …) are admitted as ArchiveRegistry() admits them, unless --strict.
 
+        arguments:
+          FILE          a binary or XML keyed archive, its canonical JSON, or - for standard input
         options:
           --allow NAMES     your classes to admit, comma-separated (--allow '' for none)
           --strict          admit only the classes listed, Foundation's included
@@ -140,6 +146,65 @@ extension ValidateCommand {
         examples:
           keyedarchive validate Fixtures/fleet.plist --allow Pilot,Airplane,PoweredAirplane,Glider
           keyedarchive validate Fixtures/fleet.plist --strict --allow Pilot,Airplane,NSArray
+
+        """
+    }
+}
+
+extension DiffCommand {
+    static var help: String {
+        """
+        usage: keyedarchive diff A B [--values] [--layout] [--json] [--max N]
+
+        Compares two keyed archives' object graphs (binary, XML or canonical JSON, any mix) and
+        prints one line per difference with its key path: value and type changes, fields only in
+        A or B, class and class-chain changes, counts, sharing. Objects are matched by where they
+        hang in the graph, never by UID, so a renumbered or re-laid-out copy is equal; arrays
+        are compared in index order. Two plain property lists are compared value by value from
+        root. Exit status: 0 equal, 1 different, 2 trouble (as diff(1)).
+
+        arguments:
+          A, B          archives: binary or XML property lists or their canonical JSON
+                        (Docs/PlistJSON.md); one of them may be - for standard input
+        options:
+          --values      values only: ignore sharing and $classes chains beyond $classname
+          --layout      also say why the bytes differ: format, object numbering, key order,
+                        uniquing, object reuse and object order in the property list, offset
+                        sizes, Core Foundation's layout
+          --json        the report as JSON: {"equal", "differences": [{"kind", "path", "a",
+                        "b"}], "omitted", "incomplete"} (and "layout" with --layout)
+          --max N       at most N differences (default 1,000), then a count of the rest
+
+        examples:
+          keyedarchive diff Fixtures/fleet.plist Fixtures/fleet.xml
+          keyedarchive diff --layout app.plist ours.plist
+          keyedarchive plist app.plist | keyedarchive diff --values - ours.json
+
+        """
+    }
+}
+
+extension SchemaCommand {
+    static var help: String {
+        """
+        usage: keyedarchive schema FILE... [--json | --swift [--name N]]
+
+        Infers the classes of one or many archives from what they store: each class with its
+        superclass chain, its fields with their kinds, how often each is present, and which
+        fields hold collections of which classes (Docs/Schema.md). With --swift, writes Swift
+        models (KeyedArchivable types and a registry) that decode those archives.
+
+        arguments:
+          FILE...       archives: binary or XML property lists or their canonical JSON;
+                        - (once) for standard input
+        options:
+          --json        the schema as JSON
+          --swift       Swift source of models for the classes found
+          --name N      with --swift: the enum the models are nested in (default ArchiveSchema)
+
+        examples:
+          keyedarchive schema Fixtures/fleet.plist
+          keyedarchive schema app-v1.plist app-v2.plist --swift --name AppModels > Models.swift
 
         """
     }

@@ -47,7 +47,7 @@ struct ValidateCommand: ToolCommand {
     }
 
     func run() throws -> Int32 {
-        let bytes = try readInput(path)
+        let bytes = try readArchiveInput(path).bytes
         let graph: ArchiveGraph
         do {
             graph = try ArchiveGraph(bytes: bytes)

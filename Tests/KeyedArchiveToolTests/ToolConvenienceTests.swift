@@ -16,7 +16,13 @@ import Testing
         let overview = Self.text(try Tool.run(["--help"]).output)
         #expect(overview.contains("COMMAND --help") && overview.contains("--version"))
         let options = ["plist": ["FILE"], "convert": ["--to binary|xml", "-o OUT", "--force"], "dump": ["FILE", "-> #UID", "--raw"],
-                       "json": ["$ref", "--raw", "--plain-numbers"], "validate": ["--allow", "--strict", "--primitives"]]
+                       "json": ["$ref", "--raw", "--plain-numbers"], "validate": ["--allow", "--strict", "--primitives"],
+                       "diff": ["A, B", "--values", "--layout", "--json", "--max N", "Exit status", "canonical JSON"],
+                       "schema": ["FILE...", "--json", "--swift", "--name N"]]
+        // Every command the overview lists has its own help here.
+        let listed = overview.split(separator: "\n", omittingEmptySubsequences: false).drop { $0 != "commands:" }.dropFirst().prefix { !$0.isEmpty }
+            .filter { !$0.hasPrefix("   ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
+        #expect(Set(listed) == Set(options.keys), "\(listed)")
         for (command, mentions) in options {
             let help = try Tool.run([command, "--help"])
             let text = Self.text(help.output)

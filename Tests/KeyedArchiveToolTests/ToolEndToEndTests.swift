@@ -167,7 +167,7 @@ import Testing
     /// `plist --help` an error with status 2); a non-ASCII character in an `<integer>` is
     /// quoted whole, not as U+FFFD.
     @Test func commandHelpAndWholeCharactersInMessages() throws {
-        for command in ["plist", "convert", "dump", "json", "validate"] {
+        for command in ["plist", "convert", "dump", "json", "validate", "diff", "schema"] {
             let help = try Self.run([command, "--help"])
             #expect(help.status == 0, "\(command)")
             #expect(String(decoding: help.output, as: UTF8.self).hasPrefix("usage: keyedarchive \(command)"), "\(command)")

@@ -284,7 +284,7 @@ struct ArchiveModelKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol
             return try decodeObject(archivable, forKey: key.stringValue)
         }
         guard let value = try fields.decodeDecodable(type, forKey: key.stringValue) else {
-            throw fields.error(.valueNotFound, "expected \(T.self), found \(fields.contains(key.stringValue) ? "$null" : "no value")", key: key.stringValue)
+            throw fields.missingValue(T.self, key: key.stringValue)
         }
         return value
     }

@@ -113,16 +113,24 @@ public struct KeyedArchiveDecoder {
         return value
     }
 
+    /// Most of an object's keys a missing-key error lists before counting the rest.
+    static let listedKeyLimit = 32
+
     /// The "expected …, found no value/$null" error for a required key.
     func missingValue(_ type: Any.Type, key: String) -> ArchiveError {
         guard fields[ArchiveKeys.escape(key)] == nil else {
             return error(.valueNotFound, "expected \(type), found $null", key: key)
         }
-        // A misspelt or renamed key is the usual cause: say which keys the object has (a few,
-        // each cut short, as the file spells them but escaped).
+        // A misspelt or renamed key is the usual cause: say which keys the object has (up to a
+        // bound, then how many more; each cut short, as the file spells them but escaped), and
+        // the one nearest to the key asked for.
         let keys = allKeys
-        let shown = keys.prefix(8).map { "\"\($0.excerptForMessage(40))\"" }.joined(separator: ", ")
-        let present = keys.isEmpty ? "the object has no keys" : "the object's keys: \(shown)\(keys.count > 8 ? ", … (\(keys.count) in all)" : "")"
+        let shown = keys.prefix(Self.listedKeyLimit).map { "\"\($0.excerptForMessage(40))\"" }.joined(separator: ", ")
+        var present = keys.isEmpty ? "the object has no keys" : "the object's keys: \(shown)"
+        if keys.count > Self.listedKeyLimit { present += " and \(keys.count - Self.listedKeyLimit) more" }
+        if let nearest = NearestKey.nearest(to: key, in: keys) {
+            present += "; did you mean \"\(nearest.excerptForMessage(40))\"?"
+        }
         return error(.valueNotFound, "expected \(type), found no value (\(present))", key: key)
     }
 

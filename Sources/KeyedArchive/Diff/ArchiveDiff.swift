@@ -617,10 +617,8 @@ struct DiffWalk {
             if x.count != y.count {
                 report(.countChanged, at: path, "\(x.count) elements", "\(y.count) elements")
             }
-            let common = min(x.count, y.count)
-            var index = common
-            while index > 0 {
-                index -= 1
+            // In index order: the queue is first in, first out, so [0] is reported before [7].
+            for index in 0..<min(x.count, y.count) {
                 push(path: paths.child(of: path, .index(index)), x[index], y[index], checkSharing: checkSharing)
             }
         case (.set(let x), .set(let y)):

@@ -2,9 +2,11 @@ import PropertyList
 
 /// Why the bytes of two archives differ when their graphs are equal — the question every
 /// fixture test that compares bytes ends up asking: the format, the object numbering, the key
-/// order inside objects and the header, which equal values are stored once (uniquing), and the
-/// binary file's own layout (offset and reference sizes, integer widths and the rest of Core
-/// Foundation's layout, checked by writing the file again as Core Foundation would).
+/// order inside objects and the header, which equal values are stored once (uniquing), which
+/// references point at one shared property-list object and which at equal copies (object
+/// reuse), where the same objects sit in the file (object order), and the binary file's own
+/// layout (offset and reference sizes, integer widths and the rest of Core Foundation's layout,
+/// checked by writing the file again as Core Foundation would).
 public enum ArchiveLayoutExplanation {
     /// One line per reason, most telling first. Plain property lists get the file-level
     /// reasons only.
@@ -54,6 +56,7 @@ public enum ArchiveLayoutExplanation {
         if a.objects.count != b.objects.count {
             lines.append("uniquing in the property list: A's file holds \(a.objects.count) objects, B's \(b.objects.count) (equal values written once and referenced, or written again)")
         }
+        lines += referenceLayout(a, b)
         let faithfulA = (try? BinaryPropertyListWriter.matching(a).write(a)) == bytesA
         let faithfulB = (try? BinaryPropertyListWriter.matching(b).write(b)) == bytesB
         if faithfulA != faithfulB {
@@ -61,6 +64,96 @@ public enum ArchiveLayoutExplanation {
             lines.append("\(other) is not laid out as Core Foundation lays out its objects (integer widths, string storage, object order in the file or the offset table differ from what Core Foundation writes for the same objects)")
         } else if !faithfulA {
             lines.append("neither file is laid out as Core Foundation lays out its objects (integer widths, string storage or object order)")
+        }
+        return lines
+    }
+
+    /// Which objects the two files' references point at, walked side by side from the top: a
+    /// file that points two references at one object where the other stores two equal objects
+    /// (reuse, or uniquing, of equal values), or that holds the same objects at other positions
+    /// (object order). Each object pair is walked once, so the work is linear in the files.
+    static func referenceLayout(_ a: BinaryPropertyListDocument, _ b: BinaryPropertyListDocument) -> [String] {
+        guard a.objects.indices.contains(a.topObject), b.objects.indices.contains(b.topObject) else { return [] }
+        var partnerOfA = [Int](repeating: -1, count: a.objects.count)
+        var partnerOfB = [Int](repeating: -1, count: b.objects.count)
+        // Paths as parent links, spelled out only for the examples named.
+        var parents: [Int] = [-1]
+        var labels: [String] = [""]
+        var pending: [(a: Int, b: Int, path: Int)] = [(a.topObject, b.topObject, 0)]
+        var reusedByA = 0, reusedByB = 0
+        var firstReuseA: (path: Int, a: Int, b: Int, other: Int)?
+        var firstReuseB: (path: Int, a: Int, b: Int, other: Int)?
+        var paired = 0
+        var moved = 0
+        var firstMoved: (path: Int, a: Int, b: Int)?
+        func child(_ parent: Int, _ label: String) -> Int {
+            parents.append(parent)
+            labels.append(label)
+            return parents.count - 1
+        }
+        while let (x, y, path) = pending.popLast() {
+            if partnerOfA[x] == y && partnerOfB[y] == x { continue }
+            if partnerOfA[x] >= 0 || partnerOfB[y] >= 0 {
+                if partnerOfA[x] >= 0, partnerOfA[x] != y {
+                    reusedByA += 1
+                    if firstReuseA == nil { firstReuseA = (path, x, y, partnerOfA[x]) }
+                }
+                if partnerOfB[y] >= 0, partnerOfB[y] != x {
+                    reusedByB += 1
+                    if firstReuseB == nil { firstReuseB = (path, x, y, partnerOfB[y]) }
+                }
+                continue
+            }
+            partnerOfA[x] = y
+            partnerOfB[y] = x
+            paired += 1
+            if x != y {
+                moved += 1
+                if firstMoved == nil { firstMoved = (path, x, y) }
+            }
+            switch (a.objects[x], b.objects[y]) {
+            case (.array(let left), .array(let right)), (.set(let left), .set(let right)):
+                guard left.count == right.count else { continue }
+                for index in left.indices.reversed() where a.objects.indices.contains(left[index]) && b.objects.indices.contains(right[index]) {
+                    pending.append((left[index], right[index], child(path, "[\(index)]")))
+                }
+            case (.dictionary(let keysX, let valuesX), .dictionary(let keysY, let valuesY)):
+                guard keysX.count == valuesX.count, keysY.count == valuesY.count else { continue }
+                // Entries by key text: the key order is the graph report's business.
+                var positions: [String: Int] = [:]
+                for (position, key) in keysY.enumerated() {
+                    if b.objects.indices.contains(key), case .string(let text) = b.objects[key], positions[text] == nil { positions[text] = position }
+                }
+                for (position, key) in keysX.enumerated().reversed() {
+                    guard a.objects.indices.contains(key), case .string(let text) = a.objects[key], let other = positions[text],
+                          a.objects.indices.contains(valuesX[position]), b.objects.indices.contains(valuesY[other]) else { continue }
+                    let entry = child(path, "." + text.excerptForMessage(32))
+                    pending.append((valuesX[position], valuesY[other], entry))
+                    pending.append((key, keysY[other], child(entry, " (its key)")))
+                }
+            default:
+                continue
+            }
+        }
+        func spelled(_ node: Int) -> String {
+            var parts: [String] = []
+            var current = node
+            while current > 0, parts.count < 64 {
+                parts.append(labels[current])
+                current = parents[current]
+            }
+            let text = parts.reversed().joined()
+            return text.isEmpty ? "the top" : text.hasPrefix(".") ? String(text.dropFirst()) : text
+        }
+        var lines: [String] = []
+        if let first = firstReuseA {
+            lines.append("object reuse in the property list: for \(reusedByA) \(reusedByA == 1 ? "reference" : "references") A points at an object it refers to elsewhere too, where B stores an equal object again (first \(spelled(first.path)): A #\(first.a), B #\(first.b) besides #\(first.other))")
+        }
+        if let first = firstReuseB {
+            lines.append("object reuse in the property list: for \(reusedByB) \(reusedByB == 1 ? "reference" : "references") B points at an object it refers to elsewhere too, where A stores an equal object again (first \(spelled(first.path)): B #\(first.b), A #\(first.a) besides #\(first.other))")
+        }
+        if lines.isEmpty, let first = firstMoved {
+            lines.append("object order in the property list: \(moved) of \(paired) objects sit at other positions in the files (first \(spelled(first.path)): A #\(first.a), B #\(first.b))")
         }
         return lines
     }

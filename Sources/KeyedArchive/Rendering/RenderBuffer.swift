@@ -142,7 +142,10 @@ struct RenderBuffer {
         let month = mp < 10 ? mp + 3 : mp - 9
         if month <= 2 { year += 1 }
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        var text = "\(year)-\(two(month))-\(two(day))T\(two(secondsOfDay / 3600)):\(two(secondsOfDay / 60 % 60)):\(two(secondsOfDay % 60))"
+        // ISO 8601's four-digit year (0000 for 1 BC, -0001 before it), as every reader expects.
+        let digits = String(year.magnitude)
+        let yearText = (year < 0 ? "-" : "") + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        var text = "\(yearText)-\(two(month))-\(two(day))T\(two(secondsOfDay / 3600)):\(two(secondsOfDay / 60 % 60)):\(two(secondsOfDay % 60))"
         let fraction = seconds - whole
         if fraction > 0 {
             let millis = Int64((fraction * 1000).rounded())

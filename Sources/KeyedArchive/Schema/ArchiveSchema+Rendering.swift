@@ -117,6 +117,17 @@ extension ArchiveSchema {
         }
     }
 
+    /// A Swift string literal of `text`: escapes for quotes, backslashes, controls, separators
+    /// and bidirectional controls, so the literal is exactly the archive's text. The generated
+    /// models use it, and so do KeyedArchiveTesting's ready-to-paste `ignoring:` lists.
+    package static func swiftString(_ text: String) -> String {
+        // Other format characters (zero-width joiners, soft hyphens…) are invisible in
+        // source too: escaped, a reader sees them.
+        quoted(text, alsoEscapes: { !$0.isASCII && $0.properties.generalCategory == .format }) { scalar in
+            "\\u{\(String(scalar.value, radix: 16))}"
+        }
+    }
+
     /// `text` in double quotes, with quotes, backslashes and the three common controls escaped
     /// as `\"`, `\\`, `\n`, `\r`, `\t` (JSON and Swift spell them alike), and every other scalar
     /// ``isInvisible(_:)`` admits, or that `alsoEscapes` asks for, written by `hex`: the one

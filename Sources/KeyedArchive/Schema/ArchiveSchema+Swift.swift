@@ -150,14 +150,9 @@ struct SwiftSourceWriter {
         return name
     }
 
-    /// A Swift string literal of `text`: escapes for quotes, backslashes, controls, separators
-    /// and bidirectional controls, so the literal is exactly the archive's text.
+    /// A Swift string literal of `text` (``ArchiveSchema/swiftString(_:)``).
     static func literal(_ text: String) -> String {
-        // Other format characters (zero-width joiners, soft hyphens…) are invisible in the
-        // generated source too: escaped, a reader sees them.
-        ArchiveSchema.quoted(text, alsoEscapes: { !$0.isASCII && $0.properties.generalCategory == .format }) { scalar in
-            "\\u{\(String(scalar.value, radix: 16))}"
-        }
+        ArchiveSchema.swiftString(text)
     }
 
     /// Text from an archive inside a `//` comment: one line, nothing that could end it early.
