@@ -2,7 +2,12 @@
 /// is spent. Readers and writers ask it every so often — after a bounded amount of work, never
 /// in their innermost loops — and throw a typed error (`cancelled`, `timeLimitExceeded`) where
 /// it says to stop. Made once per operation, so that one budget covers all of it.
-package struct WorkInterruption: Sendable {
+///
+/// A class, so that what holds it holds one pointer: as a struct, its `ContinuousClock.Instant`
+/// (a type whose layout is the standard library's to change) gave the in-place validator a
+/// layout known only at run time, and every access to its fields went through metadata
+/// (+0.6 % instructions in a fleet decode).
+package final class WorkInterruption: Sendable {
     /// When the budget is spent; nil for no budget.
     package let deadline: ContinuousClock.Instant?
     /// The budget, for messages.
@@ -34,7 +39,7 @@ package struct WorkInterruption: Sendable {
     }
 
     /// The interruption of a reader with `options`: its budget starts now.
-    package init(_ options: PropertyListReadingOptions) {
+    package convenience init(_ options: PropertyListReadingOptions) {
         self.init(maximumDuration: options.maximumDuration, respondsToCancellation: options.respondsToCancellation)
     }
 

@@ -505,7 +505,7 @@ final class ArchiveDecodingSession {
         state.pointee.objectStates[uid] = .inProgress
         state.pointee.depth += 1
         let decoder = KeyedArchiveDecoder(session: self, uid: uid, fields: instance.fields, classChain: descriptor.classes)
-        if let unreadFields { unreadFields.begin(uid: uid, pathNode: currentPathNode(), classChain: descriptor.classes, storedKeys: instance.fields.storedKeys) }
+        if unreadFields != nil { beginUnreadFields(uid: uid, descriptor: descriptor, fields: instance.fields) }
         let value: ArchiveMadeModel
         do {
             value = try make(decoder)
@@ -519,6 +519,13 @@ final class ArchiveDecodingSession {
             state.pointee.models.append(value)
         }
         return (value, uid)
+    }
+
+    /// Records an object for the unread-field report, out of line: inlined, the path-node code
+    /// made every model decode's frame bigger.
+    @inline(never)
+    private func beginUnreadFields(uid: Int, descriptor: ArchiveGraph.ClassDescriptor, fields: ArchiveFields) {
+        unreadFields?.begin(uid: uid, pathNode: currentPathNode(), classChain: descriptor.classes, storedKeys: fields.storedKeys)
     }
 
     // The errors of decodeModelValue, out of line: built in place, their messages' temporaries
@@ -732,6 +739,7 @@ final class ArchiveDecodingSession {
     /// The node of `pathNodes` that stands for the current key path, made now for the levels
     /// that have none: a back-reference or an unread-field record keeps its place in a few
     /// bytes instead of a copy of its whole path.
+    @inline(__always)
     func currentPathNode() -> Int32 {
         // The deepest level whose path already has a node; the levels above it get theirs.
         // Work registered while resolving (work may register more) hangs from the prefix.

@@ -105,8 +105,8 @@ final class BinaryArchiveTable {
     }
 
     private static func validate(_ raw: UnsafeRawBufferPointer, options: ArchiveReadingOptions, interruption: WorkInterruption) -> BinaryArchiveValidator.Result? {
-        var validator = BinaryArchiveValidator(raw: raw, options: options, interruption: interruption)
-        return validator.validate()
+        var validator = BinaryArchiveValidator(raw: raw, options: options)
+        return validator.validate(interruption: interruption)
     }
 
     /// Runs `body` with every read of this table made in the caller's storage, in place.

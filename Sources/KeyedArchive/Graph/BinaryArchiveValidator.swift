@@ -54,20 +54,34 @@ struct BinaryArchiveValidator {
         case invalid, plain, classKey, className, classes, classHints
     }
 
-    /// Asked every ``WorkInterruption/interval`` objects: a stop leaves the file to the usual
-    /// path, which throws the stop's error at its start.
-    private let interruption: WorkInterruption
+    /// Asked every ``WorkInterruption/interval`` `$objects` entries, held unretained: this struct
+    /// is copied into calls, and a retained class reference cost a retain and a release with
+    /// every copy. Set by `validate(interruption:)` for the call, whose argument outlives it.
+    private var interruption = Unmanaged.passUnretained(WorkInterruption.never)
+    private var untilInterruptionCheck = 1
 
-    init(raw: UnsafeRawBufferPointer, options: ArchiveReadingOptions, interruption: WorkInterruption = .never) {
+    /// Whether to stop now; out of line, asked once per interval.
+    @inline(never)
+    private mutating func interrupted() -> Bool {
+        untilInterruptionCheck = WorkInterruption.interval
+        return interruption.takeUnretainedValue().stop() != nil
+    }
+
+    init(raw: UnsafeRawBufferPointer, options: ArchiveReadingOptions) {
         self.raw = raw
         self.options = options
-        self.interruption = interruption
         parser = BinaryPropertyListParser(bytes: raw, options: options.propertyList)
     }
 
     private typealias Header = BinaryArchiveTable.Header
 
-    mutating func validate() -> Result? {
+    /// The archive's table, or nil to leave the file to the usual path. `interruption` is asked
+    /// every ``WorkInterruption/interval`` objects: a stop leaves the file to the usual path too,
+    /// which throws the stop's error at its start.
+    mutating func validate(interruption: WorkInterruption = .never) -> Result? {
+        // Kept unretained for the call: `interruption` (the caller's) outlives it.
+        self.interruption = Unmanaged.passUnretained(interruption)
+        defer { withExtendedLifetime(interruption) {} }
         guard raw.count <= Int(UInt32.max), let (offsetSize, topObject) = try? parser.parseTrailer() else { return nil }
         referenceSize = parser.objectRefSize
         objectCount = parser.objectCount
@@ -126,7 +140,8 @@ struct BinaryArchiveValidator {
         var sizes: [Int] = []
         sizes.reserveCapacity(objects.count)
         for index in 0..<objects.count {
-            if index & (WorkInterruption.interval &- 1) == 0, interruption.stop() != nil { return nil }
+            untilInterruptionCheck &-= 1
+            if untilInterruptionCheck == 0, interrupted() { return nil }
             let object = reference(at: objects.payload &+ index &* referenceSize)
             guard object < objectCount else { return nil }
             if index == 0 {
