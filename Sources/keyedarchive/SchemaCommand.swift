@@ -1,11 +1,14 @@
 import KeyedArchive
+import PropertyList
 
 /// `keyedarchive schema FILE... [--json | --swift [--name N]]`: the classes of one or many
-/// archives inferred from what they store (Docs/Schema.md), as a readable report, as JSON, or
-/// as Swift models that decode those archives.
+/// archives inferred from what they store (Docs/Schema.md), as a readable report, as the schema
+/// file (JSON, Docs/Compatibility.md), or as Swift models that decode those archives. Schema
+/// files among the inputs are merged in: a contract grows as fixtures are added.
 struct SchemaCommand: ToolCommand {
     static let name = "schema"
-    static let synopsis = "schema FILE... [--json | --swift [--name N]]  infer the classes of archives; --swift writes models"
+    static let synopsis = "schema FILE... [--json | --swift [--name N]]  infer the classes of archives (and merge schema files);\n" +
+        "                        --json writes the schema file, --swift models"
 
     enum Output { case text, json, swift }
 
@@ -40,8 +43,20 @@ struct SchemaCommand: ToolCommand {
     func run() throws -> Int32 {
         var graphs: [ArchiveGraph] = []
         var formats: [ArchiveFormat] = []
+        var schemas: [ArchiveSchema] = []
         for path in paths {
-            let bytes = try readInput(path)
+            let bytes = try readInput(path, acceptingJSON: true)
+            if PropertyListJSONReader.looksLikeJSON(bytes) {
+                guard output != .swift else {
+                    throw InputError(message: "\(path): --swift needs the archives themselves, not a schema file (back-references are found by walking them)")
+                }
+                do {
+                    schemas.append(try ArchiveSchema(jsonFile: bytes))
+                } catch {
+                    throw InputError(message: "\(path): \(error)")
+                }
+                continue
+            }
             do {
                 graphs.append(try ArchiveGraph(bytes: bytes))
             } catch {
@@ -49,7 +64,7 @@ struct SchemaCommand: ToolCommand {
             }
             formats.append(bytes.starts(with: Array("bplist".utf8)) ? .binary : .xml)
         }
-        let schema = ArchiveSchema(graphs: graphs, formats: formats)
+        let schema = ArchiveSchema(graphs: graphs, schemas: schemas, formats: formats)
         switch output {
         case .text: writeStandardOutput(Array(schema.textDescription.utf8))
         case .json: writeStandardOutput(Array(schema.jsonDescription.utf8))
