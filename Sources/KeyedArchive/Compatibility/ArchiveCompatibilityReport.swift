@@ -54,7 +54,7 @@ public struct ArchiveCompatibilityReport: Sendable {
         let compatible = comparison.map { $0.isCompatible(under: mode) } ?? isCompatible
         let breaking = changes.filter { $0.isBreaking(under: mode) }.count
         let warnings = changes.filter(\.isWarning).count
-        var text = "\(compatible ? "compatible" : "incompatible") under \(modeName)"
+        var text = "\(compatible ? "compatible" : "incompatible") under \(comparison == nil ? modeName : mode.rawValue)"
         if comparison == nil && isTransitive { text += " against \(comparisons.count) version\(comparisons.count == 1 ? "" : "s")" }
         text += ": "
         var parts: [String] = []
