@@ -100,7 +100,7 @@ enum Fixtures {
 }
 
 /// The expectations passing and failing (failures asserted with `withKnownIssue`, by their text).
-@Suite struct ArchiveExpectationTests {
+@Suite(.archiveRecording(.missing)) struct ArchiveExpectationTests {
     let cessna = Airplane(model: "Cessna 172", registrationNumber: "N12345", airframeHours: 40)
 
     @Test func snapshotRecordsAMissingFixtureThenMatches() throws {
@@ -112,9 +112,9 @@ enum Fixtures {
         }
         #expect(FileManager.default.fileExists(atPath: fixture))
         expectArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: fixture)
-        // Recording asked for (KEYEDARCHIVE_RECORD=1): written again, one failure saying so.
-        let message = ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, fixture: fixture, record: true)
-        #expect(message?.contains("because KEYEDARCHIVE_RECORD is set") == true)
+        // Recording asked for (record mode all): written again, one failure saying so.
+        let message = ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, fixture: fixture, record: .all)
+        #expect(message?.contains("because of the record mode all (set by the call)") == true)
     }
 
     @Test func snapshotFailsWithTheDiffLines() throws {

@@ -36,7 +36,7 @@ import Testing
         let bytes = try KeyedArchiver.archive(Self.makeFleet(), registry: Fleet.registry, format: format)
         let url = ArchiveFixtures.projectFixtures.appendingPathComponent(name)
         // Byte for byte: these fixtures are our own output, so any drift is a change to explain.
-        expectArchiveSnapshot(of: Self.makeFleet(), registry: Fleet.registry, fixture: url.path, format: format, comparison: .bytes)
+        expectArchiveSnapshot(of: Self.makeFleet(), registry: Fleet.registry, fixture: url.path, format: ArchiveFixtureFormat(format), comparison: .bytes)
         let bundled = [UInt8](try Data(contentsOf: url))
 
         let pilots = try KeyedUnarchiver.unarchive([Pilot].self, from: bundled, registry: Fleet.registry)

@@ -1,0 +1,323 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import KeyedArchive
+import PropertyList
+
+/// How a snapshot or reference expectation compares what was encoded with its file.
+public enum ArchiveSnapshotComparison: Hashable, Sendable {
+    /// The object graphs, as ``ArchiveDiff`` compares them (the default): a fixture Apple's
+    /// archiver wrote and ours are equal when they hold the same graph, whatever the bytes.
+    case graph
+    /// Values only: ``ArchiveDiff/Options/valuesOnly`` (sharing and class chains ignored).
+    case values
+    /// Exact bytes (for a JSON file, its exact text); on a difference the message gives the
+    /// graph diff and, when the graphs are equal, ``ArchiveLayoutExplanation``'s reasons.
+    case bytes
+}
+
+/// The checks behind the expectations, returning the failure text instead of reporting it —
+/// for a test framework other than Swift Testing and XCTest, or to assert on the text.
+/// Each returns nil when the expectation holds.
+///
+/// A fixture path is resolved against the working directory, or against the calling test
+/// file's folder with `relativeTo: .testFile` (``ArchiveFixtureLocation``). A fixture may be a
+/// binary or XML archive or its canonical JSON (``ArchiveFixtureFormat``).
+public enum ArchiveExpectations {
+    /// The environment variable that sets the record mode of snapshot expectations
+    /// (``ArchiveRecordMode/environmentVariable``).
+    public static let recordVariable = ArchiveRecordMode.environmentVariable
+
+    // MARK: Snapshots: our own recordings
+
+    /// Encodes `value` with `registry` and compares it with the snapshot at `fixture`, writing
+    /// it as the record mode says (``ArchiveRecording/compareOrRecord(_:at:compare:)``).
+    /// - Parameters:
+    ///   - value: what to encode.
+    ///   - registry: the registry to encode with.
+    ///   - fixture: the snapshot's path.
+    ///   - base: what a relative `fixture` is resolved against.
+    ///   - format: the snapshot's format when it is recorded (binary, XML or canonical JSON).
+    ///   - comparison: graph (default), values or bytes.
+    ///   - writingOptions: the archiver's options.
+    ///   - record: this call's record mode; nil for the scope's, the environment's or the default.
+    ///   - testFilePath: the calling test file, for `relativeTo: .testFile`.
+    public static func checkSnapshot<T: ArchiveObjectEncodable>(
+        of value: T, registry: ArchiveRegistry, fixture: String, relativeTo base: ArchiveFixtureBase = .workingDirectory,
+        format: ArchiveFixtureFormat = .binary, comparison: ArchiveSnapshotComparison = .graph,
+        writingOptions: ArchiveWritingOptions = .default, record: ArchiveRecordMode? = nil, testFilePath: String = #filePath
+    ) -> String? {
+        checkSnapshot(of: value, registry: registry, at: ArchiveFixtureLocation(fixture, relativeTo: base, testFilePath: testFilePath),
+                      format: format, comparison: comparison, writingOptions: writingOptions, record: record)
+    }
+
+    /// The same with the snapshot beside the test: `__Snapshots__/<TestFile>/<test>.<ext>`
+    /// (``ArchiveFixtureLocation/besideTest(named:format:testFilePath:function:)``).
+    /// - Parameters:
+    ///   - value: what to encode.
+    ///   - registry: the registry to encode with.
+    ///   - name: what tells this snapshot from the test's others (nil for its only one).
+    ///   - format: the snapshot's format, which also gives its extension.
+    ///   - comparison: graph (default), values or bytes.
+    ///   - writingOptions: the archiver's options.
+    ///   - record: this call's record mode; nil for the scope's, the environment's or the default.
+    ///   - testFilePath: the calling test file.
+    ///   - function: the calling test.
+    public static func checkSnapshot<T: ArchiveObjectEncodable>(
+        of value: T, registry: ArchiveRegistry, named name: String? = nil, format: ArchiveFixtureFormat = .binary,
+        comparison: ArchiveSnapshotComparison = .graph, writingOptions: ArchiveWritingOptions = .default,
+        record: ArchiveRecordMode? = nil, testFilePath: String = #filePath, function: String = #function
+    ) -> String? {
+        checkSnapshot(of: value, registry: registry,
+                      at: ArchiveFixtureLocation.besideTest(named: name, format: format, testFilePath: testFilePath, function: function),
+                      format: format, comparison: comparison, writingOptions: writingOptions, record: record)
+    }
+
+    /// The same at a location already resolved.
+    /// - Parameters:
+    ///   - value: what to encode.
+    ///   - registry: the registry to encode with.
+    ///   - location: the snapshot's location.
+    ///   - format: the snapshot's format when it is recorded.
+    ///   - comparison: graph (default), values or bytes.
+    ///   - writingOptions: the archiver's options.
+    ///   - record: this call's record mode; nil for the scope's, the environment's or the default.
+    public static func checkSnapshot<T: ArchiveObjectEncodable>(
+        of value: T, registry: ArchiveRegistry, at location: ArchiveFixtureLocation, format: ArchiveFixtureFormat = .binary,
+        comparison: ArchiveSnapshotComparison = .graph, writingOptions: ArchiveWritingOptions = .default, record: ArchiveRecordMode? = nil
+    ) -> String? {
+        let recording: ArchiveRecording
+        do {
+            recording = try ArchiveRecording.current(call: record)
+        } catch {
+            return error.message
+        }
+        let made: [UInt8]
+        do {
+            made = try format.archive(value, registry: registry, options: writingOptions)
+        } catch {
+            return "could not archive \(T.self): \(error)"
+        }
+        return recording.compareOrRecord(made, at: location) { file in
+            compare(made, format: format, with: file, comparison: comparison, subject: "the archive of \(T.self)", role: "the fixture")
+        }
+    }
+
+    // MARK: References: files another program made
+
+    /// Encodes `value` with `registry` in the format of the file at `reference` — one another
+    /// program made — and compares the two. Never writes: no record mode, scope or variable
+    /// applies, and a missing reference is a failure.
+    /// - Parameters:
+    ///   - value: what to encode.
+    ///   - registry: the registry to encode with.
+    ///   - reference: the reference file's path.
+    ///   - base: what a relative `reference` is resolved against.
+    ///   - comparison: graph (default), values or bytes.
+    ///   - writingOptions: the archiver's options.
+    ///   - testFilePath: the calling test file, for `relativeTo: .testFile`.
+    public static func checkReference<T: ArchiveObjectEncodable>(
+        of value: T, registry: ArchiveRegistry, reference: String, relativeTo base: ArchiveFixtureBase = .workingDirectory,
+        comparison: ArchiveSnapshotComparison = .graph, writingOptions: ArchiveWritingOptions = .default, testFilePath: String = #filePath
+    ) -> String? {
+        checkReference(of: value, registry: registry, at: ArchiveFixtureLocation(reference, relativeTo: base, testFilePath: testFilePath),
+                       comparison: comparison, writingOptions: writingOptions)
+    }
+
+    /// The same at a location already resolved.
+    /// - Parameters:
+    ///   - value: what to encode.
+    ///   - registry: the registry to encode with.
+    ///   - location: the reference file's location.
+    ///   - comparison: graph (default), values or bytes.
+    ///   - writingOptions: the archiver's options.
+    public static func checkReference<T: ArchiveObjectEncodable>(
+        of value: T, registry: ArchiveRegistry, at location: ArchiveFixtureLocation,
+        comparison: ArchiveSnapshotComparison = .graph, writingOptions: ArchiveWritingOptions = .default
+    ) -> String? {
+        let file: ArchiveFixtureFile
+        do {
+            file = try ArchiveFixtureFile(reading: location)
+        } catch {
+            return error.message + "; a reference is never recorded: put the file the other program made there"
+        }
+        let made: [UInt8]
+        do {
+            made = try file.format.archive(value, registry: registry, options: writingOptions)
+        } catch {
+            return "could not archive \(T.self): \(error)"
+        }
+        return compare(made, format: file.format, with: file, comparison: comparison, subject: "the archive of \(T.self)", role: "the reference")
+    }
+
+    /// Compares `made` (in `format`) with `file`: nil when they match as `comparison` asks,
+    /// otherwise the diff (A: the file, B: `made`), and the layout reasons when only the
+    /// bytes differ.
+    static func compare(_ made: [UInt8], format: ArchiveFixtureFormat, with file: ArchiveFixtureFile, comparison: ArchiveSnapshotComparison,
+                        subject: String, role: String) -> String? {
+        if comparison == .bytes && file.bytes == made { return nil }
+        let path = file.location.path
+        let diff: ArchiveDiff
+        let fixtureGraph: ArchiveGraph
+        do {
+            fixtureGraph = try file.graph()
+        } catch {
+            return "\(role) \(path) is not a keyed archive: \(error)"
+        }
+        let madeFile = ArchiveFixtureFile(made: made, format: format, location: file.location)
+        do {
+            var options = ArchiveDiff.Options()
+            options.valuesOnly = comparison == .values
+            diff = ArchiveDiff(fixtureGraph, try madeFile.graph(), options: options)
+        } catch {
+            return "could not read back what was encoded: \(error)"
+        }
+        if comparison != .bytes && diff.isEqual { return nil }
+        var lines = ["\(subject) differs from \(path) (A: \(role), B: encoded now):"]
+        lines += diff.description.split(separator: "\n").map { "  " + $0 }
+        if comparison == .bytes && diff.isEqual {
+            let what = file.format == .json ? "text" : "bytes"
+            lines[0] = "\(subject) holds the graph of \(path) but not its \(what) (A: \(role), B: encoded now):"
+            if file.format != format, file.format == .json || format == .json {
+                lines.append("  layout: format: A is \(file.format.rawValue), B is \(format.rawValue)")
+            }
+            let reasons = (try? ArchiveLayoutExplanation.explain(file.propertyListBytes(), madeFile.propertyListBytes())) ?? []
+            lines += reasons.map { "  layout: " + $0 }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: Decoding fixtures
+
+    /// Decodes the archive at `fixture` as `T` and compares it with `expected`: both are
+    /// archived with `registry` and their graphs diffed, so what differs is named by the key
+    /// paths `encode(to:)` writes. (`T`'s own `==`, when it has one, is not consulted: two
+    /// values that archive alike are alike to every reader of the archive.)
+    ///
+    /// A field the model does not read at all archives alike on both sides, so this check
+    /// cannot see it: ``checkUnreadFields(_:fixture:relativeTo:registry:ignoring:testFilePath:)``
+    /// and ``checkLosslessDecoding(_:fixture:relativeTo:registry:ignoring:readingOptions:testFilePath:)`` do.
+    /// - Parameters:
+    ///   - type: the model to decode.
+    ///   - fixture: the fixture's path (binary, XML or JSON).
+    ///   - base: what a relative `fixture` is resolved against.
+    ///   - registry: the registry to decode and encode with.
+    ///   - expected: the value the fixture should decode as.
+    ///   - readingOptions: the unarchiver's options.
+    ///   - testFilePath: the calling test file, for `relativeTo: .testFile`.
+    public static func checkDecoding<T: ArchiveObjectCodable>(
+        _ type: T.Type, fixture: String, relativeTo base: ArchiveFixtureBase = .workingDirectory, registry: ArchiveRegistry, equals expected: T,
+        readingOptions: ArchiveReadingOptions = .default, testFilePath: String = #filePath
+    ) -> String? {
+        let decoded: T
+        let location = ArchiveFixtureLocation(fixture, relativeTo: base, testFilePath: testFilePath)
+        switch decode(T.self, at: location, registry: registry, options: readingOptions) {
+        case .failure(let error): return error.message
+        case .success(let result): decoded = result.value
+        }
+        return compareArchived(expected, decoded, registry: registry,
+                               header: "\(location.path) decoded as \(T.self) differs from the expected value (A: expected, B: decoded):")
+    }
+
+    /// Archives `value`, decodes it, archives the result again and diffs the two archives; also
+    /// decodes with ``ArchiveReadingOptions/reportsUnreadFields`` so that a field `encode(to:)`
+    /// writes and `init(from:)` never reads — a key typo, a field forgotten on one side — fails
+    /// with the key named.
+    /// - Parameters:
+    ///   - value: the value to send through.
+    ///   - registry: the registry to encode and decode with.
+    public static func checkRoundTrip<T: ArchiveObjectCodable>(_ value: T, registry: ArchiveRegistry) -> String? {
+        let first: [UInt8]
+        do {
+            first = try KeyedArchiver.archive(value, registry: registry)
+        } catch {
+            return "could not archive \(T.self): \(error)"
+        }
+        var options = ArchiveReadingOptions()
+        options.reportsUnreadFields = true
+        let unarchiver: KeyedUnarchiver
+        let decoded: T
+        do {
+            unarchiver = try KeyedUnarchiver(bytes: first, registry: registry, options: options)
+            decoded = try unarchiver.decode(T.self)
+        } catch {
+            return "\(T.self) does not decode what it encodes: \(error)"
+        }
+        var lines: [String] = []
+        let unread = unarchiver.unreadFields
+        if !unread.isEmpty {
+            lines.append("\(T.self) encodes fields its init(from:) never reads:")
+            lines += unread.prefix(100).map { "  " + $0.description }
+        }
+        if let difference = compareArchived(value, decoded, registry: registry, header: "\(T.self) archived, decoded and archived again differs (A: first archive, B: second):") {
+            lines.append(difference)
+        }
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
+    }
+
+    /// Decodes the archive at `fixture` as `T` and lists the fields no `init(from:)` read,
+    /// less those whose key path is in `ignoring`.
+    /// - Parameters:
+    ///   - type: the model to decode.
+    ///   - fixture: the fixture's path (binary, XML or JSON).
+    ///   - base: what a relative `fixture` is resolved against.
+    ///   - registry: the registry to decode with.
+    ///   - ignoring: fields left unread on purpose.
+    ///   - testFilePath: the calling test file, for `relativeTo: .testFile`.
+    public static func checkUnreadFields<T: ArchiveObjectDecodable>(
+        _ type: T.Type, fixture: String, relativeTo base: ArchiveFixtureBase = .workingDirectory, registry: ArchiveRegistry,
+        ignoring: Set<String> = [], testFilePath: String = #filePath
+    ) -> String? {
+        let location = ArchiveFixtureLocation(fixture, relativeTo: base, testFilePath: testFilePath)
+        var options = ArchiveReadingOptions()
+        options.reportsUnreadFields = true
+        let unread: [ArchiveUnreadField]
+        switch decode(T.self, at: location, registry: registry, options: options) {
+        case .failure(let error): return error.message
+        case .success(let result): unread = result.unarchiver.unreadFields.filter { !ignoring.contains($0.keyPath.description) }
+        }
+        guard !unread.isEmpty else { return nil }
+        return (["\(location.path) holds \(unread.count) fields no init(from:) read:"] + unread.prefix(100).map { "  " + $0.description }).joined(separator: "\n")
+    }
+
+    /// Reads the fixture at `location` and decodes it as `T`, keeping the unarchiver (for its
+    /// unread fields) and the fixture's graph.
+    static func decode<T: ArchiveObjectDecodable>(_ type: T.Type, at location: ArchiveFixtureLocation, registry: ArchiveRegistry,
+                                                  options: ArchiveReadingOptions) -> Result<Decoded<T>, ArchiveFixtureError> {
+        let graph: ArchiveGraph
+        do {
+            graph = try ArchiveFixtureFile(reading: location).graph(options: options)
+        } catch let error as ArchiveFixtureError {
+            return .failure(error)
+        } catch {
+            return .failure(ArchiveFixtureError("could not decode \(location.path) as \(T.self): \(error)"))
+        }
+        let unarchiver = KeyedUnarchiver(graph: graph, registry: registry, options: options)
+        do {
+            return .success(Decoded(value: try unarchiver.decode(T.self), unarchiver: unarchiver, graph: graph))
+        } catch {
+            return .failure(ArchiveFixtureError("could not decode \(location.path) as \(T.self): \(error)"))
+        }
+    }
+
+    /// What ``decode(_:at:registry:options:)`` gives.
+    struct Decoded<T> {
+        let value: T
+        let unarchiver: KeyedUnarchiver
+        let graph: ArchiveGraph
+    }
+
+    static func compareArchived<T: ArchiveObjectEncodable>(_ a: T, _ b: T, registry: ArchiveRegistry, header: String) -> String? {
+        do {
+            let graphA = try ArchiveGraph(bytes: KeyedArchiver.archive(a, registry: registry))
+            let graphB = try ArchiveGraph(bytes: KeyedArchiver.archive(b, registry: registry))
+            let diff = ArchiveDiff(graphA, graphB)
+            if diff.isEqual { return nil }
+            return ([header] + diff.description.split(separator: "\n").map { "  " + $0 }).joined(separator: "\n")
+        } catch {
+            return "could not archive \(T.self) to compare: \(error)"
+        }
+    }
+}
