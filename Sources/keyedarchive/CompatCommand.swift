@@ -72,13 +72,15 @@ struct CompatCommand: ToolCommand {
         var olds: [ArchiveSchemaSource] = []
         do {
             new = try Self.load(newPath)
-            for path in oldPaths { olds.append(try Self.load(path)) }
+            // A side given twice (a folder checked against itself) is read once.
+            for path in oldPaths { olds.append(path == newPath && path != "-" ? new : try Self.load(path)) }
         } catch {
             // Trouble is 2 here, as `diff` has it: 1 means "breaking".
             writeStandardError("keyedarchive compat: error: \(oneLine(error.message))\n")
             return ExitStatus.usage
         }
-        for source in [new] + olds where !source.skippedFiles.isEmpty {
+        var noted: Set<String> = []
+        for source in [new] + olds where !source.skippedFiles.isEmpty && noted.insert(source.name).inserted {
             let names = source.skippedFiles.prefix(3).map { String($0.dropFirst(source.name.count + 1)) }
             writeStandardError("keyedarchive compat: note: passed over \(source.skippedFiles.count) file\(source.skippedFiles.count == 1 ? "" : "s") in \(oneLine(source.name)) that \(source.skippedFiles.count == 1 ? "is" : "are") neither an archive nor a schema file (\(oneLine(names.joined(separator: ", ")))\(source.skippedFiles.count > 3 ? ", …" : ""))\n")
         }

@@ -385,16 +385,23 @@ struct ArchiveCompatibilityComparison {
             } else {
                 rule = .kindChanged
             }
+            // What the other side's readers cannot take: a reader of reals takes an integer
+            // too (decodeDouble converts one, in Foundation and here), nothing else converts.
+            let unreadableByNew = removed.filter { !Self.accepts(newShapes, $0) }
+            let unreadableByOld = added.filter { !Self.accepts(oldShapes, $0) }
             var breaks: [ArchiveCompatibility.Direction] = []
-            if !removed.isEmpty { breaks.append(.backward) }
-            if !added.isEmpty { breaks.append(.forward) }
+            if !unreadableByNew.isEmpty { breaks.append(.backward) }
+            if !unreadableByOld.isEmpty { breaks.append(.forward) }
             let what = elements.map { "the \($0)" } ?? "the value under \(Self.quoted(slot.key))"
             var advice: [String] = []
-            if !removed.isEmpty {
-                advice.append("new readers must still accept \(Self.kindList(oldKinds.filter { removed.contains(Self.shape($0)) })) as \(what): a migration in init(from:) that reads the old kind and converts it")
+            if !unreadableByNew.isEmpty {
+                advice.append("new readers must still accept \(Self.kindList(oldKinds.filter { unreadableByNew.contains(Self.shape($0)) })) as \(what): a migration in init(from:) that reads the old kind and converts it")
             }
-            if !added.isEmpty {
-                advice.append("old readers cannot read \(Self.kindList(newKinds.filter { added.contains(Self.shape($0)) })) there: write it under a new key and keep writing the old kind under this one until no old reader remains")
+            if !unreadableByOld.isEmpty {
+                advice.append("old readers cannot read \(Self.kindList(newKinds.filter { unreadableByOld.contains(Self.shape($0)) })) there: write it under a new key and keep writing the old kind under this one until no old reader remains")
+            }
+            if advice.isEmpty {
+                advice.append("readers that decode a real take an integer too (decodeDouble converts it)")
             }
             let query: ArchiveCompatibilityExampleQuery
             if !added.isEmpty {
@@ -406,6 +413,12 @@ struct ArchiveCompatibilityComparison {
                 advice: advice.joined(separator: "; "), query: query)
         }
         compareClasses(slot, old: oldKinds, new: newKinds, elements: elements)
+    }
+
+    /// Whether readers that decode the kinds `reader` take a value of `shape`: the same shape,
+    /// or an integer where they decode a real stored the same way.
+    static func accepts(_ reader: Set<Shape>, _ shape: Shape) -> Bool {
+        reader.contains(shape) || (shape.family == .integer && reader.contains(Shape(family: .real, isInline: shape.isInline)))
     }
 
     private static func prefixed(_ elements: String?, _ text: String) -> String {

@@ -19,7 +19,8 @@ public struct ArchiveSchemaSource: Sendable {
 
     /// How reports name this side (the path given on the command line).
     public let name: String
-    /// The schema: the archives' and schema files' observations merged.
+    /// The schema: the archives' and schema files' observations merged (without the
+    /// back-references generated code needs: ``ArchiveSchema/Key/cycleCount`` is 0 throughout).
     public let schema: ArchiveSchema
     /// The archives among the inputs (none for a schema file).
     public let archives: [Archive]
@@ -66,7 +67,8 @@ public struct ArchiveSchemaSource: Sendable {
             archives.append(Archive(name: file.name, graph: graph))
         }
         self.name = name
-        schema = ArchiveSchema(graphs: graphs, schemas: schemas, formats: formats)
+        // Cycles and back-references matter to generated code, not to compatibility.
+        schema = ArchiveSchema(graphs: graphs, schemas: schemas, formats: formats, findingCycles: false)
         self.archives = archives
         skippedFiles = skipped
     }

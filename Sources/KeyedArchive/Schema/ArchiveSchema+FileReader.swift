@@ -27,10 +27,16 @@ extension ArchiveSchema {
     ///   - schemas: schemas whose observations are added.
     ///   - formats: the format of each graph's file, for generated round trips.
     public init(graphs: [ArchiveGraph], schemas: [ArchiveSchema], formats: [ArchiveFormat] = []) {
+        self.init(graphs: graphs, schemas: schemas, formats: formats, findingCycles: true)
+    }
+
+    /// The same, without the walk for cycles when `findingCycles` is false: a compatibility
+    /// check needs only observations, and the walk is a third of a corpus's cost.
+    init(graphs: [ArchiveGraph], schemas: [ArchiveSchema], formats: [ArchiveFormat], findingCycles: Bool) {
         var builder = ArchiveSchemaBuilder()
         for graph in graphs { builder.observe(graph) }
         for schema in schemas { builder.observe(schema) }
-        self = builder.finish(graphs: graphs)
+        self = builder.finish(graphs: findingCycles ? graphs : [])
         self.formats = formats
     }
 }
