@@ -165,3 +165,46 @@ import Testing
         #expect(throws: ArchiveSchemaSourceError(.noArchives, "", file: empty.path)) { try ArchiveSchemaSource.load(path: empty.path) }
     }
 }
+
+/// Different archives compared: every valid archive of `Fixtures/` (deep, hostile, fuzz-found)
+/// against the next, and each Apple archive against the next in the manifest, on a 512 KiB
+/// thread; each report in its four forms stays one line per change, the JSON reads with
+/// Foundation, and nothing from an archive reaches the text unescaped.
+@Suite struct ArchiveCompatibilityHostileTests {
+    static func sources() throws -> [ArchiveSchemaSource] {
+        var urls: [URL] = []
+        let enumerator = FileManager.default.enumerator(at: ArchiveFixtures.projectFixtures, includingPropertiesForKeys: nil)
+        while let url = enumerator?.nextObject() as? URL {
+            if !url.path.contains("/compat/"), (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true { urls.append(url) }
+        }
+        urls.sort { $0.path < $1.path }
+        if ArchiveFixtures.isCorpusAvailable { urls += ArchiveFixtures.entries.map(\.url) }
+        return urls.compactMap { url in
+            guard let bytes = try? [UInt8](Data(contentsOf: url)), (try? ArchiveGraph(bytes: bytes)) != nil else { return nil }
+            return try? ArchiveSchemaSource(name: url.lastPathComponent, files: [(url.lastPathComponent, bytes)])
+        }
+    }
+
+    @Test func neighboursCompareOnASmallThread() throws {
+        let sources = try Self.sources()
+        #expect(sources.count >= (ArchiveFixtures.isCorpusAvailable ? 240 : 30))
+        let failures = onThread(stackSize: 512 << 10) { () -> [String] in
+            var failures: [String] = []
+            for (old, new) in zip(sources, sources.dropFirst() + sources.prefix(1)) {
+                let report = ArchiveCompatibilityReport([ArchiveCompatibility(old: old, new: new)])
+                let changes = report.comparisons[0].changes.count
+                let text = report.textDescription
+                if text.split(separator: "\n", omittingEmptySubsequences: false).count != changes + 2 { failures.append("\(old.name) → \(new.name): lines") }
+                if text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" }) { failures.append("\(old.name) → \(new.name): a control character") }
+                if (try? JSONSerialization.jsonObject(with: Data(report.jsonDescription.utf8))) == nil { failures.append("\(old.name) → \(new.name): JSON") }
+                if report.githubDescription.split(separator: "\n").count != changes + 1 { failures.append("\(old.name) → \(new.name): annotations") }
+                if !report.junitDescription.hasSuffix("</testsuites>\n") { failures.append("\(old.name) → \(new.name): JUnit") }
+                for change in report.comparisons[0].changes where change.example == nil {
+                    failures.append("\(old.name) → \(new.name): \(change.rule) at \(change.location) has no example")
+                }
+            }
+            return failures
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(20))")
+    }
+}

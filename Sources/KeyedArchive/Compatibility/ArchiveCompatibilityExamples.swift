@@ -123,6 +123,25 @@ enum ArchiveCompatibilityExamples {
                 reach(field.value, from: origin, key: ArchiveKeys.unescape(field.key) ?? field.key)
             }
         }
+        // An object no path from $top reaches (a hostile or damaged archive can hold one) is
+        // named by its place in $objects.
+        if remaining > 0 {
+            for (index, object) in graph.objects.enumerated() where parent[index] == -2 {
+                guard case .instance(let instance) = object, let className = graph.className(of: PropertyListUID(UInt64(index))),
+                      let waiting = byClass[className] else { continue }
+                var unanswered: [Query] = []
+                for query in waiting {
+                    if let answer = answer(query, instance.storage, graph) {
+                        let place = "$objects[\(index)]" + (answer.map { ".\(ArchiveKeyPath([.key($0)]).description)" } ?? "")
+                        answers[query] = place + " (not reachable from $top)"
+                    } else {
+                        unanswered.append(query)
+                    }
+                }
+                byClass[className] = unanswered.isEmpty ? nil : unanswered
+                if byClass.isEmpty { break }
+            }
+        }
         return answers
     }
 

@@ -41,7 +41,8 @@ public enum ArchiveCompatibilityRule: String, CaseIterable, Hashable, Sendable {
     /// readers require a value.
     case nullRemoved = "null-removed"
     /// The kind of value under a key changed: integer ↔ real ↔ string ↔ data ↔ boolean ↔ date ↔
-    /// object. Breaks forward when new kinds appear, backward when old kinds are gone.
+    /// object. Breaks forward for new kinds old readers cannot read, backward for old kinds new
+    /// readers cannot; a reader that decodes a real takes an integer too.
     case kindChanged = "kind-changed"
     /// A value moved between inline storage and an object reference (`encodeInt:` ↔ an
     /// `NSNumber`). Breaks as ``kindChanged`` does.
@@ -82,7 +83,7 @@ public enum ArchiveCompatibilityRule: String, CaseIterable, Hashable, Sendable {
         case .keyBecameRequired: return "a key written only sometimes is now always written (backward)"
         case .nullAdded: return "$null now stored under a key old archives always filled (forward)"
         case .nullRemoved: return "$null no longer stored under a key old archives sometimes left nil (backward)"
-        case .kindChanged: return "integer ↔ real ↔ string ↔ data ↔ bool ↔ date ↔ object (forward for new kinds, backward for gone ones)"
+        case .kindChanged: return "integer ↔ real ↔ string ↔ data ↔ bool ↔ date ↔ object (forward for new kinds, backward for gone ones; readers of reals take integers)"
         case .storageChanged: return "inline scalar ↔ object reference, encodeInt: ↔ NSNumber (as kind-changed)"
         case .collectionChanged: return "NSArray ↔ NSSet ↔ NSOrderedSet ↔ NSDictionary (as kind-changed)"
         case .classChanged: return "the classes under a key: one old readers do not admit (forward), one new readers no longer admit (backward)"
