@@ -168,18 +168,6 @@ import Testing
 
     // MARK: Mutation test
 
-    /// A fixed-seed generator, so that a failure names the seed and input that made it.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Thousands of damaged schema files, byte-level and value-level: each is either read (and
     /// then writing what was read and reading it again gives the same bytes: the reader accepts
     /// only what it can stand behind) or refused with an `ArchiveSchemaFileError` — the typed
@@ -187,7 +175,7 @@ import Testing
     @Test func mutatedFilesAreReadOrRefused() throws {
         let base = Array(try Self.fleetSchema().jsonDescription.utf8)
         let document = try PropertyListJSONReader.read(base)
-        var generator = SplitMix(state: 33)
+        var generator = ArchiveValueFoundationTests.Generator(state: 33)
         var accepted = 0
         var codes: [String: Int] = [:]
         func check(_ bytes: [UInt8], _ label: String) {
@@ -231,7 +219,7 @@ import Testing
     }
 
     /// The document with one value somewhere replaced, removed or added to.
-    static func mutate(_ value: PropertyListValue, using generator: inout SplitMix) -> PropertyListValue {
+    static func mutate(_ value: PropertyListValue, using generator: inout ArchiveValueFoundationTests.Generator) -> PropertyListValue {
         let replacements: [PropertyListValue] = [
             .integer(PropertyListInteger(Int64.max)), .integer(PropertyListInteger(-1)), .int(0), .int(1 << 49), .string(""),
             .string("NSObject"), .string("int8"), .bool(true), .array([]), .dictionary(PropertyListDictionary()),

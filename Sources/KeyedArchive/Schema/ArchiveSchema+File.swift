@@ -94,7 +94,9 @@ extension ArchiveSchema {
 
 extension ArchiveSchema.ValueKind {
     /// How a kind is spelt in a schema file's `{"kind": …}` (nil for an object of a class or
-    /// another object, which the file spells `{"class": …}` and `{"other": …}`).
+    /// another object, which the file spells `{"class": …}` and `{"other": …}`). Spelt here and
+    /// not taken from ``description``, though most read alike: the tokens are a file format,
+    /// which must not change when the report's wording does.
     var fileToken: String? {
         switch self {
         case .inlineInteger(let width): return "int\(width * 8)"

@@ -44,20 +44,26 @@ extension ArchiveSchemaBuilder {
     static func add(_ key: ArchiveSchema.Key, to target: inout ArchiveSchema.Key) {
         target.presentCount = sum(target.presentCount, key.presentCount)
         target.kinds.merge(key.kinds)
-        for contents in key.contents {
-            if let position = target.contents.firstIndex(where: { $0.className == contents.className }) {
-                target.contents[position].elements.merge(contents.elements)
-                target.contents[position].keys.merge(contents.keys)
-                if contents.isTruncated { target.contents[position].isTruncated = true }
-            } else {
-                target.contents.append(contents)
-            }
-        }
+        for contents in key.contents { target.add(contents) }
     }
 
     /// Counts from schema files are the file's word: added without trapping, however large.
     static func sum(_ a: Int, _ b: Int) -> Int {
         let (total, overflow) = a.addingReportingOverflow(b)
         return overflow ? Int.max : total
+    }
+}
+
+extension ArchiveSchema.Key {
+    /// What another collection (or another schema's collections) of the same class hold, added
+    /// to what this key's collections of that class hold.
+    mutating func add(_ other: ArchiveSchema.Contents) {
+        if let position = contents.firstIndex(where: { $0.className == other.className }) {
+            contents[position].elements.merge(other.elements)
+            contents[position].keys.merge(other.keys)
+            if other.isTruncated { contents[position].isTruncated = true }
+        } else {
+            contents.append(other)
+        }
     }
 }
