@@ -222,6 +222,42 @@ if arguments.count == 3, arguments[1] == "--diff", let objects = Int(arguments[2
     exit(0)
 }
 
+// `--compat FOLDER [COPIES,…]`: `keyedarchive compat`'s work on a folder against itself (issue 33:
+// the whole Apple corpus in seconds, linear in the inputs): the files read once, then, for each
+// number of copies of them, both sides' schemas inferred from the graphs and compared. Peak is
+// VmHWM over the process's size once the files are read, for the largest number of copies.
+if arguments.count >= 3, arguments[1] == "--compat" {
+    let folder = arguments[2]
+    let copies = arguments.count > 3 ? arguments[3].split(separator: ",").compactMap { Int($0) } : [1, 2, 4]
+    let loaded = try ArchiveSchemaSource.load(path: folder)
+    var files: [(name: String, bytes: [UInt8])] = []
+    for archive in loaded.archives {
+        files.append((archive.name, [UInt8](try Data(contentsOf: URL(fileURLWithPath: archive.name)))))
+    }
+    let bytes = files.reduce(0) { $0 + $1.bytes.count }
+    let baseline = processStatusBytes("VmRSS:")
+    for count in copies {
+        let inputs = Array(Array(repeating: files, count: count).joined())
+        var bestRead = Double.infinity, bestCompare = Double.infinity, changes = 0
+        for _ in 0..<5 {
+            let start = threadCPUTime()
+            let old = try ArchiveSchemaSource(name: folder, files: inputs)
+            let new = try ArchiveSchemaSource(name: folder, files: inputs)
+            let read = threadCPUTime()
+            // Both sides kept alive past the clock: freeing their graphs is not the comparison.
+            let (compatibility, end) = withExtendedLifetime((old, new)) { (ArchiveCompatibility(old: old, new: new), threadCPUTime()) }
+            bestRead = min(bestRead, read - start)
+            bestCompare = min(bestCompare, end - read)
+            changes = compatibility.changes.count
+        }
+        print("compat \(folder) ×\(count): \(inputs.count) archives a side, \(bytes * count) bytes a side, \(changes) changes; best of 5: "
+              + "\(String(format: "%.1f", (bestRead + bestCompare) * 1000)) ms CPU (both sides read and inferred \(String(format: "%.1f", bestRead * 1000)) ms, "
+              + "compared \(String(format: "%.2f", bestCompare * 1000)) ms)")
+    }
+    print("peak growth: \(String(format: "%.1f", Double(processStatusBytes("VmHWM:") - baseline) / 1e6)) MB over \(String(format: "%.1f", Double(baseline) / 1e6)) MB")
+    exit(0)
+}
+
 var sizes = [10_000, 100_000, 1_000_000]
 if let index = arguments.firstIndex(of: "--sizes"), index + 1 < arguments.count {
     sizes = arguments[index + 1].split(separator: ",").compactMap { Int($0) }

@@ -14,7 +14,11 @@ struct ArchiveInput {
 /// Reads `path` (or standard input for "-") as ``readInput(_:acceptingJSON:)`` does, taking
 /// canonical JSON too.
 func readArchiveInput(_ path: String) throws(InputError) -> ArchiveInput {
-    let bytes = try readInput(path, acceptingJSON: true)
+    try archiveInput(readInput(path, acceptingJSON: true), path: path)
+}
+
+/// The archive in `bytes`, read from `path`: JSON is converted, anything else taken as it is.
+func archiveInput(_ bytes: [UInt8], path: String) throws(InputError) -> ArchiveInput {
     guard PropertyListJSONReader.looksLikeJSON(bytes) else { return ArchiveInput(bytes: bytes, isJSON: false) }
     do {
         return ArchiveInput(bytes: try PropertyListCodec.encode(PropertyListJSONReader.read(bytes), format: .binary), isJSON: true)

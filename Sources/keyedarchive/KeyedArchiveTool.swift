@@ -35,7 +35,7 @@ protocol ToolCommand {
 enum KeyedArchiveTool {
     static var commands: [any ToolCommand.Type] { [
         PlistCommand.self, ConvertCommand.self, DumpCommand.self, JSONCommand.self, ValidateCommand.self, DiffCommand.self,
-        SchemaCommand.self,
+        SchemaCommand.self, CompatCommand.self,
     ] }
 
     static var usage: String {
@@ -203,16 +203,19 @@ struct ParsedArguments {
     var positionals: [String] = []
     var options: [String: String] = [:]
     var flags: Set<String> = []
+    /// Every value of each option given in `repeating`, in order.
+    var repeatedOptions: [String: [String]] = [:]
 
-    init(_ arguments: [String], valued: Set<String>, flags allowedFlags: Set<String> = []) throws(UsageError) {
+    init(_ arguments: [String], valued: Set<String>, flags allowedFlags: Set<String> = [], repeating: Set<String> = []) throws(UsageError) {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
-            if valued.contains(argument) {
+            if valued.contains(argument) || repeating.contains(argument) {
                 guard index + 1 < arguments.count else {
                     throw UsageError(message: "option \(argument) (argument \(index + 2)) needs a value")
                 }
                 options[argument] = arguments[index + 1]
+                if repeating.contains(argument) { repeatedOptions[argument, default: []].append(arguments[index + 1]) }
                 index += 2
                 continue
             }

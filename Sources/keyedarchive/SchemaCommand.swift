@@ -1,11 +1,14 @@
 import KeyedArchive
+import PropertyList
 
 /// `keyedarchive schema FILE... [--json | --swift [--name N]]`: the classes of one or many
-/// archives inferred from what they store (Docs/Schema.md), as a readable report, as JSON, or
-/// as Swift models that decode those archives.
+/// archives inferred from what they store (Docs/Schema.md), as a readable report, as the schema
+/// file (JSON, Docs/Compatibility.md), or as Swift models that decode those archives. Schema
+/// files among the inputs are merged in: a contract grows as fixtures are added.
 struct SchemaCommand: ToolCommand {
     static let name = "schema"
-    static let synopsis = "schema FILE... [--json | --swift [--name N]]  infer the classes of archives; --swift writes models"
+    static let synopsis = "schema FILE... [--json | --swift [--name N]]  infer the classes of archives (and merge schema files);\n" +
+        "                        --json writes the schema file, --swift models"
 
     enum Output { case text, json, swift }
 
@@ -40,8 +43,25 @@ struct SchemaCommand: ToolCommand {
     func run() throws -> Int32 {
         var graphs: [ArchiveGraph] = []
         var formats: [ArchiveFormat] = []
+        var schemas: [ArchiveSchema] = []
         for path in paths {
-            let bytes = try readArchiveInput(path).bytes
+            let input = try readInput(path, acceptingJSON: true)
+            // JSON is a schema file, or else the canonical JSON of an archive (Docs/PlistJSON.md).
+            if PropertyListJSONReader.looksLikeJSON(input) {
+                switch Result(catching: { () throws(ArchiveSchemaFileError) in try ArchiveSchema(jsonFile: input) }) {
+                case .success(let schema):
+                    guard output != .swift else {
+                        throw InputError(message: "\(path): --swift needs the archives themselves, not a schema file (back-references are found by walking them)")
+                    }
+                    schemas.append(schema)
+                    continue
+                case .failure(let error) where error.code == .notASchema || error.code == .invalidJSON:
+                    break
+                case .failure(let error):
+                    throw InputError(message: "\(path): \(error)")
+                }
+            }
+            let bytes = try archiveInput(input, path: path).bytes
             do {
                 graphs.append(try ArchiveGraph(bytes: bytes))
             } catch {
@@ -49,7 +69,7 @@ struct SchemaCommand: ToolCommand {
             }
             formats.append(bytes.starts(with: Array("bplist".utf8)) ? .binary : .xml)
         }
-        let schema = ArchiveSchema(graphs: graphs, formats: formats)
+        let schema = ArchiveSchema(graphs: graphs, schemas: schemas, formats: formats)
         switch output {
         case .text: writeStandardOutput(Array(schema.textDescription.utf8))
         case .json: writeStandardOutput(Array(schema.jsonDescription.utf8))

@@ -17,18 +17,44 @@ import Testing
         #expect(text.contains("back-reference: owner closes"))
     }
 
-    /// The JSON parses (Foundation's reader, not ours) and says what the text says.
+    /// The JSON (the schema file) parses (Foundation's reader, not ours) and says what the text says.
     @Test func jsonParsesWithFoundation() throws {
         let run = try ToolEndToEndTests.run(["schema", "--json", Self.fleet])
         #expect(run.status == 0, "\(run.error)")
         let document = try #require(try JSONSerialization.jsonObject(with: run.output) as? [String: Any])
+        #expect(document["format"] as? String == "keyedarchive-schema")
+        #expect(document["version"] as? Int == 1)
         let classes = try #require(document["classes"] as? [[String: Any]])
         let glider = try #require(classes.first { $0["name"] as? String == "Glider" })
-        #expect(glider["superclass"] as? String == "Airplane")
+        #expect(glider["chains"] as? [[String]] == [["Glider", "Airplane", "NSObject"]])
         #expect(glider["instances"] as? Int == 2)
         let airplane = try #require(classes.first { $0["name"] as? String == "Airplane" })
-        let declared = try #require(airplane["declaredKeys"] as? [[String: Any]])
-        #expect(declared.contains { $0["key"] as? String == "owner" && $0["backReference"] as? Bool == true })
+        let keys = try #require(airplane["keys"] as? [[String: Any]])
+        #expect(keys.map { $0["key"] as? String } == ["airframeHours", "model", "owner", "registrationNumber"])
+    }
+
+    /// Schema files among the inputs are merged: the file of one archive and the other archive
+    /// give the bytes both archives give, in either order; the text report reads files too.
+    @Test func schemaFilesAreMergedWithArchives() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("schema-merge-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fileOfBinary = directory.appendingPathComponent("fleet.schema.json")
+        try ToolEndToEndTests.run(["schema", "--json", Self.fleet]).output.write(to: fileOfBinary)
+        let both = try ToolEndToEndTests.run(["schema", "--json", Self.fleet, Self.fleetXML])
+        let merged = try ToolEndToEndTests.run(["schema", "--json", fileOfBinary.path, Self.fleetXML])
+        let reversed = try ToolEndToEndTests.run(["schema", "--json", Self.fleetXML, fileOfBinary.path])
+        #expect(both.status == 0 && merged.status == 0 && reversed.status == 0, "\(merged.error)")
+        #expect(merged.output == both.output)
+        #expect(reversed.output == both.output)
+        let text = try ToolEndToEndTests.run(["schema", fileOfBinary.path])
+        #expect(String(decoding: text.output, as: UTF8.self).hasPrefix("1 archive, 55 objects"))
+        let swift = try ToolEndToEndTests.run(["schema", "--swift", fileOfBinary.path])
+        #expect(swift.status == 1)
+        #expect(swift.error.contains("--swift needs the archives themselves"))
+        let newer = try ToolEndToEndTests.run(["schema", "-"], input: Data(#"{"format": "keyedarchive-schema", "version": 7}"#.utf8))
+        #expect(newer.status == 1)
+        #expect(newer.error.contains("unsupportedVersion"))
     }
 
     @Test func swiftOutputUsesTheNamespace() throws {

@@ -64,48 +64,6 @@ extension ArchiveSchema {
         present >= total ? "required" : "optional (\(present) of \(total))"
     }
 
-    /// The report as JSON, for tools: `archives`, `objects`, `top` (keys), `classes` (each with
-    /// `name`, `instances`, `shared`, `chains`, `superclass`, `subclasses`, `foundation`,
-    /// `keys` as observed on the class itself, and `declaredKeys` as generated code declares
-    /// them, with `cycles` and `backReference`), and `unattributedCycles`.
-    public var jsonDescription: String {
-        var out = "{\n  \"archives\": \(archiveCount),\n  \"objects\": \(objectCount),\n  \"top\": ["
-        out += topKeys.map { json($0, total: archiveCount) }.joined(separator: ",")
-        out += "],\n  \"classes\": [\n"
-        var first = true
-        for type in classes {
-            if !first { out += ",\n" }
-            first = false
-            out += "    {\"name\": \(Self.jsonString(type.name)), \"instances\": \(type.instanceCount), \"shared\": \(type.sharedCount), "
-            out += "\"foundation\": \(type.isFoundation), \"chains\": [\(type.chains.map { "[\($0.map(Self.jsonString).joined(separator: ", "))]" }.joined(separator: ", "))], "
-            out += "\"superclass\": \(type.superclass.map(Self.jsonString) ?? "null"), \"subclasses\": [\(type.subclasses.map(Self.jsonString).joined(separator: ", "))],\n"
-            out += "     \"keys\": [" + type.keys.map { json($0, total: type.instanceCount) }.joined(separator: ",") + "],\n"
-            out += "     \"declaredKeys\": [" + type.declaredKeys.map { json($0, total: type.familyInstanceCount) }.joined(separator: ",") + "]}"
-        }
-        out += "\n  ],\n  \"unattributedCycles\": \(unattributedCycleCount)\n}\n"
-        return out
-    }
-
-    private func json(_ key: Key, total: Int) -> String {
-        var out = "\n       {\"key\": \(Self.jsonString(key.storedKey)), \"present\": \(key.presentCount), \"of\": \(total), \"required\": \(key.presentCount >= total), "
-        out += "\"kinds\": [\(jsonKinds(key.kinds))]"
-        if !key.contents.isEmpty {
-            out += ", \"contents\": [" + key.contents.map { contents in
-                var item = "{\"class\": \(Self.jsonString(contents.className)), \"elements\": [\(jsonKinds(contents.elements))]"
-                if !contents.keys.isEmpty { item += ", \"keys\": [\(jsonKinds(contents.keys))]" }
-                if contents.isTruncated { item += ", \"truncated\": true" }
-                return item + "}"
-            }.joined(separator: ", ") + "]"
-        }
-        if key.cycleCount > 0 { out += ", \"cycles\": \(key.cycleCount)" }
-        if key.isBackReference { out += ", \"backReference\": true" }
-        return out + "}"
-    }
-
-    private func jsonKinds(_ kinds: KindCounts) -> String {
-        kinds.kinds.map { "{\"kind\": \(Self.jsonString($0.description)), \"count\": \(kinds.counts[$0] ?? 0)}" }.joined(separator: ", ")
-    }
-
     /// A JSON string literal: quotes, backslashes, controls, separators and bidi controls
     /// escaped, so the output stays one valid document whatever the archive's names. The tool's
     /// other JSON outputs (`diff --json`) quote their strings with it too.

@@ -115,14 +115,7 @@ struct ArchiveSchemaBuilder {
         let kind = Self.kind(of: value, in: graph)
         key.kinds.add(kind)
         guard case .uid(let uid) = value, case .object(let className) = kind, Self.collectionClasses.contains(className) else { return }
-        let summary = summarize(Int(uid.value), className: className, graph: graph, summaries: &summaries)
-        if let position = key.contents.firstIndex(where: { $0.className == className }) {
-            key.contents[position].elements.merge(summary.elements)
-            key.contents[position].keys.merge(summary.keys)
-            if summary.isTruncated { key.contents[position].isTruncated = true }
-        } else {
-            key.contents.append(summary)
-        }
+        key.add(summarize(Int(uid.value), className: className, graph: graph, summaries: &summaries))
     }
 
     static let collectionClasses: Set<String> = [
@@ -272,15 +265,7 @@ struct ArchiveSchemaBuilder {
                     let observed = schema.classes[member].keys[position]
                     key.presentCount += observed.presentCount
                     key.kinds.merge(observed.kinds)
-                    for contents in observed.contents {
-                        if let index = key.contents.firstIndex(where: { $0.className == contents.className }) {
-                            key.contents[index].elements.merge(contents.elements)
-                            key.contents[index].keys.merge(contents.keys)
-                            if contents.isTruncated { key.contents[index].isTruncated = true }
-                        } else {
-                            key.contents.append(contents)
-                        }
-                    }
+                    for contents in observed.contents { key.add(contents) }
                 }
                 let position = schema.classes[group.owner].declaredKeys.count
                 schema.classes[group.owner].declaredKeys.append(key)

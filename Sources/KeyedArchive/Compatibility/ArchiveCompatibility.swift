@@ -1,0 +1,136 @@
+/// What changed between two versions' schemas, and which of the changes break which
+/// direction: can every version still in users' hands read what we write now (forward), and
+/// can we read everything they wrote (backward)?
+///
+/// ```swift
+/// let old = try ArchiveSchemaSource.load(path: "contracts/v1.schema.json")
+/// let new = try ArchiveSchemaSource.load(path: "Fixtures/v2")
+/// let compatibility = ArchiveCompatibility(old: old, new: new)
+/// if !compatibility.isCompatible(under: .full) {
+///     for change in compatibility.changes { print(change.rule, change.breaks, change.className, change.key ?? "") }
+/// }
+/// ```
+///
+/// Every change is reported once, as a named ``ArchiveCompatibilityRule`` with the directions
+/// it breaks, from one assumption NSCoding relies on: a version reads the keys it writes. A key
+/// written in every instance of its class and never `$null` is one its readers require; one
+/// written only sometimes, or sometimes `$null`, is one they treat as optional. Where a side
+/// was inferred from archives, each change carries an example: the archive and key path where
+/// it shows. Docs/Compatibility.md tells the rules with a versioning story.
+///
+/// The comparison is linear in the two schemas' size; examples take one breadth-first walk of
+/// the archives that have them, and only when a change needs one.
+public struct ArchiveCompatibility: Sendable {
+    /// Which readers a change breaks.
+    public enum Direction: String, CaseIterable, Hashable, Sendable, Comparable {
+        /// Readers of the new version, archives of the old: can we still open what users have?
+        case backward
+        /// Readers of the old version, archives of the new: can the version in users' hands open
+        /// what we write now?
+        case forward
+
+        public static func < (lhs: Direction, rhs: Direction) -> Bool {
+            lhs == .backward && rhs == .forward
+        }
+    }
+
+    /// Which directions fail a check (Confluent's compatibility types; ``ArchiveCompatibilityReport``
+    /// applies them to several old versions for the transitive forms).
+    public enum Mode: String, CaseIterable, Hashable, Sendable {
+        /// Only changes that break backward fail: new readers must read old archives.
+        case backward
+        /// Only changes that break forward fail: old readers must read new archives.
+        case forward
+        /// Changes that break either direction fail. The default.
+        case full
+
+        /// The directions this mode checks.
+        public var directions: Set<Direction> {
+            switch self {
+            case .backward: return [.backward]
+            case .forward: return [.forward]
+            case .full: return [.backward, .forward]
+            }
+        }
+    }
+
+    /// One change between the two schemas.
+    public struct Change: Hashable, Sendable {
+        /// What kind of change it is.
+        public let rule: ArchiveCompatibilityRule
+        /// The directions it breaks, backward first; empty for a compatible change.
+        public let breaks: [Direction]
+        /// Whether it only may break (``ArchiveCompatibilityRule/integerWidened``): reported, but
+        /// no mode fails on it.
+        public let isWarning: Bool
+        /// The class (its new name where a class was renamed, except for the rename itself and
+        /// class-level changes to an old class), or `$top` for a top-level key.
+        public let className: String
+        /// The key as stored, for a change to a key; nil for a change to a class.
+        public let key: String?
+        /// What the old version has, in words (`required NSString`, `absent`, `MyApp.Pilot`).
+        public let old: String
+        /// What the new version has.
+        public let new: String
+        /// The archive where the change shows, when that side was inferred from archives.
+        public internal(set) var exampleArchive: String?
+        /// The key path in ``exampleArchive`` where the change shows (`root.airplanes[1].wingspan`).
+        public internal(set) var exampleKeyPath: String?
+        /// What breaks, and the fix: an alias, `decodeIfPresent`, a default, a migration.
+        public let advice: String
+
+        /// `ARCHIVE: KEYPATH`, when there is an example.
+        public var example: String? {
+            guard let exampleArchive else { return nil }
+            return "\(exampleArchive): \(exampleKeyPath ?? "")"
+        }
+
+        /// `Class.key`, or the class alone for a class-level change: what `--ignore` matches.
+        public var location: String {
+            key.map { "\(className).\($0)" } ?? className
+        }
+
+        /// Whether the change fails a check under `mode`.
+        public func isBreaking(under mode: Mode) -> Bool {
+            !isWarning && breaks.contains { mode.directions.contains($0) }
+        }
+
+        /// Whether `pattern` (a rule's name, a class, or `Class.key`) names this change.
+        public func matches(_ pattern: String) -> Bool {
+            pattern == rule.rawValue || pattern == className || pattern == location
+        }
+    }
+
+    /// How reports name the old side.
+    public let oldName: String
+    /// How reports name the new side.
+    public let newName: String
+    /// Every change, ordered by class, key and rule.
+    public internal(set) var changes: [Change]
+    /// How many changes were taken out by ``ignoring(_:)``.
+    public internal(set) var ignoredCount = 0
+
+    /// Compares `new` with `old` (the schema of the version in users' hands).
+    public init(old: ArchiveSchemaSource, new: ArchiveSchemaSource) {
+        oldName = old.name
+        newName = new.name
+        var comparison = ArchiveCompatibilityComparison(old: old.schema, new: new.schema)
+        comparison.compare()
+        changes = ArchiveCompatibilityExamples.resolve(comparison.found, old: old, new: new)
+    }
+
+    /// Whether no change fails `mode`.
+    public func isCompatible(under mode: Mode) -> Bool {
+        !changes.contains { $0.isBreaking(under: mode) }
+    }
+
+    /// The same comparison without the changes `patterns` name (rule names, classes, or
+    /// `Class.key`): changes a team has accepted. ``ignoredCount`` counts them.
+    public func ignoring(_ patterns: [String]) -> ArchiveCompatibility {
+        guard !patterns.isEmpty else { return self }
+        var copy = self
+        copy.changes = changes.filter { change in !patterns.contains { change.matches($0) } }
+        copy.ignoredCount += changes.count - copy.changes.count
+        return copy
+    }
+}
