@@ -18,7 +18,8 @@ import Testing
         let options = ["plist": ["FILE"], "convert": ["--to binary|xml", "-o OUT", "--force"], "dump": ["FILE", "-> #UID", "--raw"],
                        "json": ["$ref", "--raw", "--plain-numbers"], "validate": ["--allow", "--strict", "--primitives"],
                        "diff": ["A, B", "--values", "--layout", "--json", "--max N", "Exit status", "canonical JSON"],
-                       "schema": ["FILE...", "--json", "--swift", "--name N"]]
+                       "schema": ["FILE...", "--json", "--swift", "--name N"],
+                       "compat": ["--against OLD NEW", "--mode", "--transitive", "--ignore", "--format", "exit status"]]
         // Every command the overview lists has its own help here.
         let listed = overview.split(separator: "\n", omittingEmptySubsequences: false).drop { $0 != "commands:" }.dropFirst().prefix { !$0.isEmpty }
             .filter { !$0.hasPrefix("   ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
