@@ -10,7 +10,7 @@ import PropertyList
 ///
 /// Both paths give the same values and the same errors; the usual path takes about twice the
 /// time and memory of a large decode. Every binary archive NSKeyedArchiver and this package
-/// write is read in place; ``KeyedUnarchiver/readingPath(of:options:)`` says so of a file, so a
+/// write is read in place; `KeyedUnarchiver.readingPath(of:options:)` says so of a file, so a
 /// service can check that the archives it receives do not take the slow path.
 public enum ArchiveReadingPath: Hashable, Sendable {
     /// Read in place, from the binary bytes.
@@ -26,7 +26,7 @@ public enum ArchiveReadingPath: Hashable, Sendable {
         case faulty
         /// The file is 4 GiB or larger: the in-place reader keeps offsets in 32 bits.
         case fileOf4GiBOrMore
-        /// ``PropertyListReadingOptions/maximumDepth`` is below 4, the depth of every archive's
+        /// `propertyList.maximumDepth` (``ArchiveReadingOptions/propertyList``) is below 4, the depth of every archive's
         /// own structure: the usual path reports the limit.
         case depthLimitBelowFour
         /// The root dictionary holds keys other than exactly `$archiver`, `$version`, `$top`
