@@ -34,6 +34,20 @@ struct ConvertCommand: ToolCommand {
         try refuseBinaryToTerminal(format == .binary, outputPath: outputPath, force: force)
         let input = try readInput(path, acceptingJSON: true)
         if PropertyListJSONReader.looksLikeJSON(input) { return try runFromJSON(input) }
+        if format == .binary {
+            // Written as it is made: from a binary file, straight from its bytes.
+            var destination = OutputDestination(outputPath)
+            let converted: Result<Void, PropertyListError> = input.withUnsafeBytes { bytes in
+                do throws(PropertyListError) {
+                    return .success(try PropertyListCodec.convert(bytes, to: .binary) { destination.write($0) })
+                } catch {
+                    return .failure(error)
+                }
+            }
+            if case .failure(let error) = converted { throw InputError(message: "\(path): \(error)") }
+            try destination.finish()
+            return ExitStatus.success
+        }
         let file: PropertyListFile
         do {
             file = try PropertyListCodec.readFile(input)
