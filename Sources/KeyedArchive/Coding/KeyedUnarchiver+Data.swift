@@ -15,15 +15,11 @@ extension ArchiveGraph {
     /// without copying them (see ``init(bytes:options:)``).
     /// - Throws: ``ArchiveError``, as ``init(bytes:options:)``.
     public init(data: Data, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
-        let value: PropertyListValue
-        do {
-            value = try data.withUnsafeBytesTyped { (buffer) throws(PropertyListError) in
-                try PropertyListCodec.decode(buffer, options: options.propertyList)
-            }
-        } catch {
-            throw ArchiveError(error)
+        if let table = BinaryArchiveTable.read(data, options: options) {
+            self = data.withUnsafeBytes { ArchiveGraph(table: table, raw: $0) }
+            return
         }
-        try self.init(propertyList: value, options: options)
+        self = try data.withUnsafeBytesTyped { (raw) throws(ArchiveError) in try ArchiveGraph(valueTreeOf: raw, options: options) }
     }
 }
 

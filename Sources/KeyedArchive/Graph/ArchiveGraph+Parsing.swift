@@ -65,6 +65,21 @@ extension ArchiveGraph {
     /// - Throws: ``ArchiveError`` with ``ArchiveError/Code/invalidPropertyList`` for a malformed
     ///   property list, or a structural code (header, reference, class) naming the object's UID.
     public init(bytes: [UInt8], options: ArchiveReadingOptions = .default) throws(ArchiveError) {
+        // A binary archive of the shapes NSKeyedArchiver writes is read from its object table,
+        // without the value tree of the whole file; anything else, and every fault, the usual way.
+        if let table = BinaryArchiveTable.read(bytes, options: options) {
+            self = bytes.withUnsafeBytes { ArchiveGraph(table: table, raw: $0) }
+            return
+        }
+        let built: Result<ArchiveGraph, ArchiveError> = bytes.withUnsafeBytes { raw in
+            do throws(ArchiveError) { return .success(try ArchiveGraph(valueTreeOf: raw, options: options)) } catch { return .failure(error) }
+        }
+        self = try built.get()
+    }
+
+    /// The usual path: the property list's value tree, then ``init(propertyList:options:)``.
+    /// Every file goes this way but those the binary table takes (and tests compare the two).
+    init(valueTreeOf bytes: UnsafeRawBufferPointer, options: ArchiveReadingOptions) throws(ArchiveError) {
         let value: PropertyListValue
         do {
             value = try PropertyListCodec.decode(bytes, options: options.propertyList)
