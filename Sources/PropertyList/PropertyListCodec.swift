@@ -93,6 +93,22 @@ public enum PropertyListCodec {
         }
     }
 
+    /// The value ``readFile(_:options:)`` then `value()` gives for a binary file (every object
+    /// checked, reachable or not), read straight into the value tree when the checks pass, without
+    /// the object table; the usual path otherwise, which names the fault. For an XML file, its value.
+    /// `BinaryRewriterTests` compare the two on the Apple corpus and on damaged files.
+    package static func fileValue(_ bytes: UnsafeRawBufferPointer, options: PropertyListReadingOptions = .default) throws(PropertyListError) -> PropertyListValue {
+        if detectFormat(bytes) == .binary, BinaryPropertyListRewriter.checkEveryObject(bytes, options: options),
+           let value = try? BinaryPropertyListReader.readValue(bytes, options: options) {
+            return value
+        }
+        // Faults are named by the usual path, in its words.
+        switch try readFile(bytes, options: options) {
+        case .binary(let document): return try document.value(options: options)
+        case .xml(let document): return document.value
+        }
+    }
+
     /// Converts the file in `bytes` to `format` as ``convert(_:to:)`` does, handing the output to
     /// `output` in chunks as it is made. A binary file rewritten in binary goes straight from its
     /// bytes (`BinaryPropertyListRewriter`), without an object table and without the whole

@@ -48,23 +48,17 @@ struct ConvertCommand: ToolCommand {
             try destination.finish()
             return ExitStatus.success
         }
-        let file: PropertyListFile
-        do {
-            file = try PropertyListCodec.readFile(input)
-        } catch {
-            throw InputError(message: "\(path): \(error)")
-        }
         let bytes: [UInt8]
         // Binary to XML is the one conversion that can lose values: its value tree is kept to
         // compare with what the XML reads back as.
         var binaryValue: PropertyListValue?
         do {
-            if format == .xml, case .binary(let document) = file {
-                let value = try document.value()
+            if input.starts(with: BinaryPropertyListFormat.magic) {
+                let value = try input.withUnsafeBytes { (raw) throws(PropertyListError) in try PropertyListCodec.fileValue(raw) }
                 binaryValue = value
                 bytes = try XMLPropertyListWriter().write(value)
             } else {
-                bytes = try PropertyListCodec.convert(file, to: format)
+                bytes = try PropertyListCodec.convert(try PropertyListCodec.readFile(input), to: format)
             }
         } catch {
             throw InputError(message: "\(path): \(error)")

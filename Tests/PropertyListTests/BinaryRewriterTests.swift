@@ -214,6 +214,55 @@ import Testing
         #expect(refused > 100 && accepted > 100, "\(refused) refused, \(accepted) accepted")
     }
 
+    /// `PropertyListCodec.fileValue` (every object checked, then the value tree read directly)
+    /// against `readFile` then `value()`: the same value or the same refusal, on Apple files,
+    /// damaged copies and the hand-made faults.
+    @Test(.enabled(if: AppleFixtureCorpus.isAvailable, Comment(rawValue: AppleFixtureCorpus.skipMessage)))
+    func fileValueIsTheDocumentsValue() throws {
+        enum Read: Equatable {
+            case value(PropertyListValue)
+            case refused(String)
+        }
+        func usualValue(_ bytes: [UInt8]) -> Read {
+            do {
+                switch try PropertyListCodec.readFile(bytes) {
+                case .binary(let document): return .value(try document.value())
+                case .xml(let document): return .value(document.value)
+                }
+            } catch {
+                return .refused("\(error)")
+            }
+        }
+        func directValue(_ bytes: [UInt8]) -> Read {
+            let result: Result<PropertyListValue, PropertyListError> = bytes.withUnsafeBytes { raw in
+                do throws(PropertyListError) { return .success(try PropertyListCodec.fileValue(raw)) } catch { return .failure(error) }
+            }
+            switch result {
+            case .success(let value): return .value(value)
+            case .failure(let error): return .refused("\(error)")
+            }
+        }
+        var generator = RandomPropertyListGenerator(seed: 3636)
+        var samples: [[UInt8]] = [Self.handMade([[0xA1, 0]]), Self.handMade([[0xD1, 1, 1], [0x10, 1]]), Self.handMade([[0x09], [0x71]]), Self.aliased()]
+        for entry in AppleFixtureCorpus.entries(format: "binary").prefix(80) {
+            let original = try AppleFixtureCorpus.bytes(entry)
+            samples.append(original)
+            guard original.count < 20_000 else { continue }
+            for _ in 0..<10 {
+                var bytes = original
+                bytes[generator.below(bytes.count)] = UInt8(truncatingIfNeeded: generator.next())
+                samples.append(bytes)
+            }
+        }
+        var refused = 0
+        for (index, bytes) in samples.enumerated() {
+            let expected = usualValue(bytes)
+            if case .refused = expected { refused += 1 }
+            #expect(directValue(bytes) == expected, "sample \(index)")
+        }
+        #expect(refused > 20, "\(refused) refusals among \(samples.count) samples")
+    }
+
     /// A file of several megabytes comes out in chunks of about a mebibyte, the same bytes.
     @Test func largeFilesComeOutInChunks() throws {
         let value = PropertyListValue.array((0..<120_000).map { .string("string number \($0)") })

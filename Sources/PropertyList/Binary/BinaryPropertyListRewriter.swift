@@ -56,6 +56,23 @@ package struct BinaryPropertyListRewriter {
                                           inputReferenceSize: parser.objectRefSize, minimalOffsets: ![1, 2, 4, 8].contains(offsetIntSize))
     }
 
+    /// Whether every object of a binary file passes the checks ``BinaryPropertyListReader/read(_:options:)``
+    /// makes of each (reachable or not), without making any value. With it, the value tree
+    /// read by ``BinaryPropertyListReader/readValue(_:options:)`` (which checks what is reachable
+    /// as `read` does) is the one `read` then `value()` gives, without the object table.
+    package static func checkEveryObject(_ bytes: UnsafeRawBufferPointer, options: PropertyListReadingOptions = .default) -> Bool {
+        var parser = BinaryPropertyListParser(bytes: bytes, options: options)
+        guard let (offsetIntSize, _) = try? parser.parseTrailer() else { return false }
+        var entry = parser.offsetTableStart
+        for index in 0..<parser.objectCount {
+            let offset = BinaryBigEndian.load(bytes, at: entry, width: offsetIntSize)
+            guard offset >= BinaryPropertyListFormat.headerLength, offset < parser.offsetTableStart,
+                  parser.checkObject(at: offset, index: index) else { return false }
+            entry &+= offsetIntSize
+        }
+        return true
+    }
+
     /// The writer's walk (``BinaryPropertyListWriter``'s `flatten`) and the reader's graph check
     /// (`validateGraph`) in one, for files whose containers are each reached once.
     private static func numberObjects(_ bytes: UnsafeRawBufferPointer, offsets: [UInt32], top: Int, referenceSize: Int,
