@@ -1,7 +1,7 @@
 """Whole-process measurements for Benchmarks/tool/run.sh (which sets the environment).
 
 Every case is one child process. Its CPU time (user + system) and peak resident memory come from
-os.wait4, its wall time from the clock around it. The cases run interleaved: each round runs every
+GNU time (os.wait4 without it), its wall time from the clock around it. The cases run interleaved: each round runs every
 case once, in turn, so that other work on the machine falls on all of them alike; a case's figure
 is its best time over the rounds and its largest peak. Ratios are taken between best times of the
 same run.
@@ -45,10 +45,23 @@ def tool_commands(tool, label, fleet, fleet_copy, fleet_xml, allow):
     ]
 
 
+TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
+TIME_OUTPUT = os.path.join(WORK, "time.txt")
+
+
 def run(argv):
-    """(wall s, CPU s, peak RSS bytes, exit status) of one child."""
+    """(wall s, CPU s, peak RSS bytes, exit status) of one child. GNU time reports the child's
+    figures as the issue's measurements did (`/usr/bin/time`: user, system, maximum resident
+    size); without it, os.wait4 on the child itself."""
     start = time.perf_counter()
     with open(os.devnull, "wb") as devnull:
+        if TIME:
+            process = subprocess.Popen([TIME, "-f", "%x %U %S %M", "-o", TIME_OUTPUT] + argv, stdout=devnull, stderr=devnull)
+            process.wait()
+            wall = time.perf_counter() - start
+            with open(TIME_OUTPUT) as report:
+                status, user, system, peak = report.read().split()[-4:]
+            return wall, float(user) + float(system), int(peak) * 1024, int(status)
         process = subprocess.Popen(argv, stdout=devnull, stderr=devnull)
         _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start

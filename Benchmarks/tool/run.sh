@@ -14,7 +14,7 @@
 #
 # Needs: a Swift toolchain; for the Rust anchor, cargo and Debian's librust-plist-dev (offline:
 # cargo reads Debian's crates from /usr/share/cargo/registry; `apt-get install librust-plist-dev`
-# as root installs them); python3 for the measurements (os.wait4: CPU time and peak RSS per child).
+# as root installs them); python3 and GNU time (/usr/bin/time) for the measurements.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)

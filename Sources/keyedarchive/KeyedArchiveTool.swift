@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PropertyList
 
 /// Exit statuses, named so scripts can tell a bad invocation from a bad input.
@@ -110,11 +114,30 @@ func writeStandardOutput(_ bytes: [UInt8]) {
 }
 
 func writeStandardOutput(_ bytes: ArraySlice<UInt8>) {
-    FileHandle.standardOutput.write(Data(bytes))
+    bytes.withUnsafeBytes { writeAll($0, to: STDOUT_FILENO) }
 }
 
 func writeStandardError(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+    var text = text
+    text.withUTF8 { writeAll(UnsafeRawBufferPointer($0), to: STDERR_FILENO) }
+}
+
+/// Writes all of `bytes` to `descriptor` (a short write or an interrupted one goes on);
+/// returns the failure's `errno`, or 0. The tool uses the C library directly, not Foundation:
+/// Foundation alone would add 7 MB to every run's resident memory (Docs/Performance.md).
+@discardableResult
+func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32 {
+    guard let start = bytes.baseAddress else { return 0 }
+    var written = 0
+    while written < bytes.count {
+        let result = systemWrite(descriptor, start + written, bytes.count - written)
+        if result < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        written += result
+    }
+    return 0
 }
 
 /// The most bytes the tool reads from one input: 1 GiB, far beyond any property list we know
@@ -132,11 +155,11 @@ func readInput(_ path: String, acceptingJSON: Bool = false) throws(InputError) -
     if path == "-" {
         descriptor = STDIN_FILENO
     } else {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
             throw InputError(message: "\(path): cannot read: no such file")
         }
-        if isDirectory.boolValue {
+        if status.st_mode & S_IFMT == S_IFDIR {
             throw InputError(message: "\(path): is a directory, not a file")
         }
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -266,16 +289,7 @@ struct OutputDestination: ~Copyable {
                 descriptor = STDOUT_FILENO
             }
         }
-        var written = 0
-        while written < chunk.count {
-            let result = systemWrite(descriptor, start + written, chunk.count - written)
-            if result < 0 {
-                if errno == EINTR { continue }
-                failure = errno
-                return
-            }
-            written += result
-        }
+        failure = writeAll(UnsafeRawBufferPointer(start: start, count: chunk.count), to: descriptor)
     }
 
     /// Finishes the output (an empty one still creates the file); throws the first failure.
