@@ -11,6 +11,7 @@
 # --baseline B    also run the tool binary B (an older build) in the same rounds: before/after
 # --no-foundation skip Foundation's conversions (about 40 s each for the 24 MB archive)
 # --work DIR      where inputs and outputs go (default: a new temporary directory)
+# --apple-only    only the rows of the Apple-made archives (small files: process start-up)
 #
 # Needs: a Swift toolchain; for the Rust anchor, cargo and Debian's librust-plist-dev (offline:
 # cargo reads Debian's crates from /usr/share/cargo/registry; `apt-get install librust-plist-dev`
@@ -23,12 +24,14 @@ ROUNDS=5
 BASELINE=""
 FOUNDATION=1
 WORK=""
+APPLE_ONLY=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --rounds) ROUNDS=$2; shift 2 ;;
         --baseline) BASELINE=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
         --no-foundation) FOUNDATION=0; shift ;;
         --work) WORK=$2; shift 2 ;;
+        --apple-only) APPLE_ONLY=1; shift ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -82,7 +85,7 @@ echo "   work directory: $WORK"
 FOUNDATION_TOOL=""
 if [ $FOUNDATION = 1 ]; then FOUNDATION_TOOL=$ROOT/.build/release/keyedarchive-benchmark; fi
 
-export ROUNDS TOOL BASELINE RUST FOUNDATION_TOOL WORK APPLE_XML APPLE_BINARY
+export APPLE_ONLY ROUNDS TOOL BASELINE RUST FOUNDATION_TOOL WORK APPLE_XML APPLE_BINARY
 echo "== machine"
 echo "   $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 Benchmarks/tool/measure.py

@@ -34,8 +34,9 @@ struct ConvertCommand: ToolCommand {
         try refuseBinaryToTerminal(format == .binary, outputPath: outputPath, force: force)
         let input = try readInput(path, acceptingJSON: true)
         if PropertyListJSONReader.looksLikeJSON(input) { return try runFromJSON(input) }
-        if format == .binary {
-            // Written as it is made: from a binary file, straight from its bytes.
+        if format == .binary, input.starts(with: BinaryPropertyListFormat.magic) {
+            // Written as it is made, straight from the file's bytes. (An XML file is read into
+            // its value first, below, so that its bytes can go before the binary is written.)
             var destination = OutputDestination(outputPath)
             let converted: Result<Void, PropertyListError> = input.withUnsafeBytes { bytes in
                 do throws(PropertyListError) {
