@@ -62,19 +62,7 @@ import Testing
     /// A binary file assembled by hand: `objects` as their encoded bytes, references of
     /// `referenceSize` bytes (already inside the objects), offsets of `offsetSize` bytes.
     static func handMade(_ objects: [[UInt8]], top: Int = 0, referenceSize: Int = 1, offsetSize: Int = 1) -> [UInt8] {
-        var bytes = Array("bplist00".utf8)
-        var offsets: [Int] = []
-        for object in objects {
-            offsets.append(bytes.count)
-            bytes += object
-        }
-        let tableOffset = bytes.count
-        for offset in offsets { bytes += bigEndian(UInt64(offset), width: offsetSize) }
-        bytes += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)]
-        bytes += bigEndian(UInt64(objects.count), width: 8)
-        bytes += bigEndian(UInt64(top), width: 8)
-        bytes += bigEndian(UInt64(tableOffset), width: 8)
-        return bytes
+        HostileBinary.build(objects, top: top, refSize: referenceSize, offsetSize: offsetSize)
     }
 
     static func bigEndian(_ value: UInt64, width: Int) -> [UInt8] {
