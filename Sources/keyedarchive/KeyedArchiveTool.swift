@@ -114,12 +114,12 @@ func writeStandardOutput(_ bytes: [UInt8]) {
 }
 
 func writeStandardOutput(_ bytes: ArraySlice<UInt8>) {
-    bytes.withUnsafeBytes { writeAll($0, to: STDOUT_FILENO) }
+    _ = bytes.withUnsafeBytes { writeAll($0, to: STDOUT_FILENO) }
 }
 
 func writeStandardError(_ text: String) {
     var text = text
-    text.withUTF8 { writeAll(UnsafeRawBufferPointer($0), to: STDERR_FILENO) }
+    _ = text.withUTF8 { writeAll(UnsafeRawBufferPointer($0), to: STDERR_FILENO) }
 }
 
 /// Writes all of `bytes` to `descriptor` (a short write or an interrupted one goes on);
