@@ -93,6 +93,37 @@ public enum PropertyListCodec {
         }
     }
 
+    /// The value ``readFile(_:options:)`` then `value()` gives for a binary file (every object
+    /// checked, reachable or not), read straight into the value tree when the checks pass, without
+    /// the object table; the usual path otherwise, which names the fault. For an XML file, its value.
+    /// `BinaryRewriterTests` compare the two on the Apple corpus and on damaged files.
+    package static func fileValue(_ bytes: UnsafeRawBufferPointer, options: PropertyListReadingOptions = .default) throws(PropertyListError) -> PropertyListValue {
+        if detectFormat(bytes) == .binary, BinaryPropertyListRewriter.checkEveryObject(bytes, options: options),
+           let value = try? BinaryPropertyListReader.readValue(bytes, options: options) {
+            return value
+        }
+        // Faults are named by the usual path, in its words.
+        switch try readFile(bytes, options: options) {
+        case .binary(let document): return try document.value(options: options)
+        case .xml(let document): return document.value
+        }
+    }
+
+    /// Converts the file in `bytes` to `format` as ``convert(_:to:)`` does, handing the output to
+    /// `output` in chunks as it is made. A binary file rewritten in binary goes straight from its
+    /// bytes (`BinaryPropertyListRewriter`), without an object table and without the whole
+    /// output in memory; every other file is read with ``readFile(_:options:)`` first. Either way
+    /// the input is checked in full before the first chunk, so a faulty file gives no output.
+    package static func convert(_ bytes: UnsafeRawBufferPointer, to format: PropertyListFormat, options: PropertyListReadingOptions = .default,
+                                output: (UnsafeRawBufferPointer) -> Void) throws(PropertyListError) {
+        if format == .binary, detectFormat(bytes) == .binary, let rewriter = BinaryPropertyListRewriter.plan(bytes, options: options) {
+            rewriter.write(bytes, output: output)
+            return
+        }
+        let converted = try convert(try readFile(bytes, options: options), to: format)
+        converted.withUnsafeBytes(output)
+    }
+
     /// Writes a parsed file in `format`. To its own format this reproduces the input byte for
     /// byte (object sharing, key order, era variants, DOCTYPE); across formats it keeps every
     /// value the target format can express.

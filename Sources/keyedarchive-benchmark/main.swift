@@ -249,6 +249,17 @@ if arguments.count >= 4, arguments[1] == "--profile" {
     exit(0)
 }
 // `--write-inputs DIRECTORY [SCALE]`: the generated inputs as files (binary and XML), for profiling.
+// `--foundation-convert IN binary|xml OUT`: what `keyedarchive convert` does, with Foundation's
+// PropertyListSerialization (read the file, convert, write it): the whole-process anchor of
+// Benchmarks/tool/run.sh.
+if arguments.count == 5, arguments[1] == "--foundation-convert", arguments[3] == "binary" || arguments[3] == "xml" {
+    let data = try Data(contentsOf: URL(fileURLWithPath: arguments[2]))
+    let value = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+    let format: PropertyListSerialization.PropertyListFormat = arguments[3] == "binary" ? .binary : .xml
+    try PropertyListSerialization.data(fromPropertyList: value, format: format, options: 0).write(to: URL(fileURLWithPath: arguments[4]))
+    exit(0)
+}
+
 if arguments.count >= 3, arguments[1] == "--write-inputs" {
     let scale = arguments.count > 3 ? Double(arguments[3]) ?? 1 : 1
     let directory = URL(fileURLWithPath: arguments[2])

@@ -69,6 +69,18 @@ func runCase(_ name: String, pilotCount: Int, directory: String, runs: Int, budg
     case ("ours", "decode"):
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: inputPath(directory, "ours", format))))
         operationBody = { _ = try ourDecode(bytes) }
+    case ("ours", "graphdata"):
+        // The library's entry points a service calls on a large archive (`--entry-points`).
+        let data = try Data(contentsOf: URL(fileURLWithPath: inputPath(directory, "ours", format)))
+        operationBody = { _ = try ArchiveGraph(data: data) }
+    case ("ours", "decodedata"):
+        let data = try Data(contentsOf: URL(fileURLWithPath: inputPath(directory, "ours", format)))
+        operationBody = { _ = try KeyedUnarchiver.unarchive([Pilot].self, from: data, registry: Fleet.registry) }
+    case ("ours", "archiveddata"):
+        let graph = Fleet.make(pilots: pilotCount)
+        keep = graph
+        let archiveFormat: ArchiveFormat = format == "binary" ? .binary : .xml
+        operationBody = { _ = try KeyedArchiver.archivedData(graph, registry: Fleet.registry, format: archiveFormat) }
     case ("ours", "parse"):
         // The first stage of a decode alone: the archive's bytes to the property-list value tree.
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: inputPath(directory, "ours", format))))
@@ -255,6 +267,31 @@ if arguments.count >= 3, arguments[1] == "--compat" {
               + "compared \(String(format: "%.2f", bestCompare * 1000)) ms)")
     }
     print("peak growth: \(String(format: "%.1f", Double(processStatusBytes("VmHWM:") - baseline) / 1e6)) MB over \(String(format: "%.1f", Double(baseline) / 1e6)) MB")
+    exit(0)
+}
+
+// `--entry-points OBJECTS[,OBJECTS…]`: the peak memory of the library's entry points for large
+// archives (`ArchiveGraph(data:)`, `KeyedUnarchiver.unarchive(_:from: Data, …)`,
+// `KeyedArchiver.archivedData`), each in a child of its own, against the archive's size.
+if arguments.count == 3, arguments[1] == "--entry-points" {
+    print("| objects | format | entry point | archive | peak (growth of VmHWM) | peak / archive | CPU |")
+    print("|---|---|---|---|---|---|---|")
+    for objects in arguments[2].split(separator: ",").compactMap({ Int($0) }) {
+        let count = pilots(forObjects: objects)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-entry-points-\(getpid())-\(objects)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let prepared = try runSelf(["--prepare", String(count), directory]).compactMap { Int($0) }
+        guard prepared.count == 8 else { throw CocoaError(.fileReadCorruptFile) }
+        for format in ["binary", "xml"] {
+            let size = format == "binary" ? prepared[1] : prepared[3]
+            for (operation, label) in [("graphdata", "ArchiveGraph(data:)"), ("decodedata", "KeyedUnarchiver.unarchive(_:from: Data)"), ("archiveddata", "KeyedArchiver.archivedData")] {
+                let fields = try runSelf(["--case", "ours-\(operation)-\(format)", String(count), directory, "1", "1"], environment: steadyHeapEnvironment)
+                guard fields.count == 4, let cpu = Double(fields[1]), let peak = Int(fields[2]) else { throw CocoaError(.fileReadCorruptFile) }
+                print("| \(prepared[0]) | \(format) | \(label) | \(String(format: "%.1f MB", Double(size) / 1e6)) | \(String(format: "%.1f MB", Double(peak) / 1e6)) | \(String(format: "%.2f×", Double(peak) / Double(size))) | \(String(format: "%.0f ms", cpu * 1000)) |")
+                fflush(nil)
+            }
+        }
+    }
     exit(0)
 }
 

@@ -46,12 +46,17 @@ struct DiffCommand: ToolCommand {
     private func compare() throws(InputError) -> Int32 {
         let inputA = try readArchiveInput(pathA)
         let inputB = try readArchiveInput(pathB)
-        let bytesA = inputA.bytes, bytesB = inputB.bytes
+        var bytesA = inputA.bytes, bytesB = inputB.bytes
         let diff: ArchiveDiff
         let graphA = Result { () throws(ArchiveError) in try ArchiveGraph(bytes: bytesA) }
         let graphB = Result { () throws(ArchiveError) in try ArchiveGraph(bytes: bytesB) }
         switch (graphA, graphB) {
         case (.success(let a), .success(let b)):
+            // The graphs hold all the comparison needs: the inputs go (unless --layout reads them).
+            if !layout {
+                bytesA = []
+                bytesB = []
+            }
             diff = ArchiveDiff(a, b, options: options)
         default:
             // Not both archives: compare the property lists' values by path.

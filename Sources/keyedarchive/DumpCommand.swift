@@ -17,7 +17,7 @@ struct DumpCommand: ToolCommand {
     }
 
     func run() throws -> Int32 {
-        try printRendering(of: path) { [rendering] bytes, output throws(ArchiveError) in try ArchiveDumper.dump(bytes, rendering: rendering, output: output) }
+        try printRendering(of: path) { [rendering] graph, output throws(ArchiveError) in try ArchiveDumper.dump(graph, rendering: rendering, output: output) }
     }
 }
 
@@ -36,20 +36,32 @@ struct JSONCommand: ToolCommand {
     }
 
     func run() throws -> Int32 {
-        try printRendering(of: path) { [rendering] bytes, output throws(ArchiveError) in try ArchiveJSONRenderer.render(bytes, rendering: rendering, output: output) }
+        try printRendering(of: path) { [rendering] graph, output throws(ArchiveError) in try ArchiveJSONRenderer.render(graph, rendering: rendering, output: output) }
     }
 }
 
 /// Reads FILE and prints its rendering as it is made (memory stays the graph's, whatever the
-/// length of the text); a fault becomes the one-line report.
-func printRendering(of path: String, _ render: ([UInt8], (ArraySlice<UInt8>) -> Void) throws(ArchiveError) -> Void) throws(InputError) -> Int32 {
+/// length of the text, and the file's bytes are let go before the rendering starts); a fault
+/// becomes the one-line report.
+func printRendering(of path: String, _ render: (ArchiveGraph, (ArraySlice<UInt8>) -> Void) throws(ArchiveError) -> Void) throws(InputError) -> Int32 {
+    let graph = try readArchiveGraph(path)
+    do {
+        try render(graph) { chunk in writeStandardOutput(chunk) }
+    } catch {
+        throw InputError(message: "\(path): \(error)")
+    }
+    return ExitStatus.success
+}
+
+/// Reads FILE as a keyed archive; a fault becomes the one-line report, with a hint when the
+/// file is a plain property list. The file's bytes are gone when this returns.
+func readArchiveGraph(_ path: String) throws(InputError) -> ArchiveGraph {
     let bytes = try readArchiveInput(path).bytes
     do {
-        try render(bytes) { chunk in writeStandardOutput(chunk) }
+        return try ArchiveGraph(bytes: bytes)
     } catch {
         throw InputError(message: "\(path): \(error)\(plainPropertyListHint(error, bytes: bytes, path: path))")
     }
-    return ExitStatus.success
 }
 
 /// The one FILE (or "-") that most commands take.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PropertyList
 
 /// Exit statuses, named so scripts can tell a bad invocation from a bad input.
@@ -105,59 +109,129 @@ func writeStandardOutput(_ bytes: [UInt8]) {
 }
 
 func writeStandardOutput(_ bytes: ArraySlice<UInt8>) {
-    FileHandle.standardOutput.write(Data(bytes))
+    _ = bytes.withUnsafeBytes { writeAll($0, to: STDOUT_FILENO) }
 }
 
 func writeStandardError(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+    var text = text
+    _ = text.withUTF8 { writeAll(UnsafeRawBufferPointer($0), to: STDERR_FILENO) }
+}
+
+/// Writes all of `bytes` to `descriptor` (a short write or an interrupted one goes on);
+/// returns the failure's `errno`, or 0. The tool uses the C library directly, not Foundation:
+/// Foundation alone would add 7 MB to every run's resident memory (Docs/Performance.md).
+@discardableResult
+func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32 {
+    guard let start = bytes.baseAddress else { return 0 }
+    var written = 0
+    while written < bytes.count {
+        let result = systemWrite(descriptor, start + written, bytes.count - written)
+        if result < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        written += result
+    }
+    return 0
 }
 
 /// The most bytes the tool reads from one input: 1 GiB, far beyond any property list we know
 /// of, and short of what a stream without end (`/dev/zero`, a pipe) would cost.
 let maximumInputByteCount = 1 << 30
 
-/// Reads a whole file, or standard input for "-", in chunks: an input that starts with
-/// neither a bplist00 header nor XML is refused after its first chunk, and one longer than
+/// Reads a whole file, or standard input for "-". A regular file is read into one buffer of its
+/// size (no growth, no copy); a pipe or device in chunks. An input that starts with neither a
+/// bplist00 header nor XML is refused after its first chunk, and one longer than
 /// ``maximumInputByteCount`` once it passes it. With `acceptingJSON`, an input that starts as
-/// JSON does (the canonical property-list JSON `convert` reads) is read whole too.
+/// JSON does (the canonical property-list JSON `convert` reads) is read whole too. Every
+/// command reads its input here.
 func readInput(_ path: String, acceptingJSON: Bool = false) throws(InputError) -> [UInt8] {
-    let handle: FileHandle
+    let descriptor: Int32
     if path == "-" {
-        handle = FileHandle.standardInput
+        descriptor = STDIN_FILENO
     } else {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
             throw InputError(message: "\(path): cannot read: no such file")
         }
-        if isDirectory.boolValue {
+        if status.st_mode & S_IFMT == S_IFDIR {
             throw InputError(message: "\(path): is a directory, not a file")
         }
-        guard let opened = FileHandle(forReadingAtPath: path) else {
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
             throw InputError(message: "\(path): cannot read: permission denied or not a readable file")
         }
-        handle = opened
     }
-    defer { if path != "-" { try? handle.close() } }
-    var bytes: [UInt8] = []
+    defer { if path != "-" { close(descriptor) } }
+    var status = stat()
+    // A regular file's size is known: one exact buffer. It may still change while it is read,
+    // so the reading loop below takes whatever is there.
+    let expected = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : nil
+    if let expected, expected > maximumInputByteCount {
+        throw InputError(message: "\(path): input is longer than \(maximumInputByteCount) bytes, the most this tool reads")
+    }
     let chunkSize = 1 << 20
-    while true {
-        let chunk: Data?
-        do {
-            chunk = try handle.read(upToCount: chunkSize)
-        } catch {
-            throw InputError(message: "\(path): cannot read: \((error as NSError).localizedDescription)")
+    var failure: Int32 = 0
+    var fault: PropertyListError?
+    var atEnd = false
+    var checkedPrefix = false
+    /// Reads into `buffer` until it is full or the input ends; returns the count read. The
+    /// first chunk of the input is checked as soon as it is read (all of it, or the whole input
+    /// if shorter), so that a file of something else is refused at once.
+    func fill(_ buffer: UnsafeMutableRawBufferPointer, from start: Int) -> Int {
+        var filled = start
+        func checkPrefix() {
+            checkedPrefix = true
+            let prefix = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[0..<min(filled, chunkSize)]))
+            if !(acceptingJSON && PropertyListJSONReader.looksLikeJSON(prefix)) { fault = notAPropertyList(prefix) }
         }
-        guard let chunk, !chunk.isEmpty else { break }
-        guard bytes.count + chunk.count <= maximumInputByteCount else {
-            throw InputError(message: "\(path): input is longer than \(maximumInputByteCount) bytes, the most this tool reads")
+        guard let base = buffer.baseAddress else { return filled }
+        while filled < buffer.count, failure == 0, fault == nil {
+            let result = systemRead(descriptor, base + filled, buffer.count - filled)
+            if result < 0 {
+                if errno != EINTR { failure = errno }
+                continue
+            }
+            if result == 0 {
+                atEnd = true
+                break
+            }
+            filled += result
+            if !checkedPrefix, filled >= min(buffer.count, chunkSize) { checkPrefix() }
         }
-        let isFirst = bytes.isEmpty
-        bytes.append(contentsOf: chunk)
-        if isFirst, !(acceptingJSON && PropertyListJSONReader.looksLikeJSON(bytes)), let fault = notAPropertyList(bytes) {
-            throw InputError(message: "\(path): \(fault)")
+        if !checkedPrefix, atEnd, filled > 0 { checkPrefix() }
+        return filled
+    }
+    // One byte past the size: the read that finds the end then needs no more room.
+    let capacity = min((expected ?? chunkSize) + 1, maximumInputByteCount + 1)
+    var bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+        initialized = fill(UnsafeMutableRawBufferPointer(buffer), from: 0)
+    }
+    // A pipe, or a file that grew while it was read: the rest in chunks.
+    if !atEnd, failure == 0, fault == nil {
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        while !atEnd, failure == 0, fault == nil, bytes.count <= maximumInputByteCount {
+            let count = chunk.withUnsafeMutableBytes { fill($0, from: 0) }
+            bytes.append(contentsOf: chunk[0..<count])
         }
+    }
+    if let fault { throw InputError(message: "\(path): \(fault)") }
+    if failure != 0 {
+        throw InputError(message: "\(path): cannot read: \(String(cString: strerror(failure)))")
+    }
+    guard bytes.count <= maximumInputByteCount else {
+        throw InputError(message: "\(path): input is longer than \(maximumInputByteCount) bytes, the most this tool reads")
     }
     return bytes
+}
+
+/// The C library's `read` and `write`, by names no method shadows.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
+
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
 }
 
 /// The codec's own refusal of `prefix`, the first bytes read, when they already show the input
@@ -177,14 +251,54 @@ private func notAPropertyList(_ prefix: [UInt8]) -> PropertyListError? {
 }
 
 func writeOutput(_ bytes: [UInt8], to path: String?) throws(InputError) {
-    guard let path, path != "-" else {
-        writeStandardOutput(bytes)
-        return
+    var destination = OutputDestination(path)
+    bytes.withUnsafeBytes { destination.write($0) }
+    try destination.finish()
+}
+
+/// Where a command's output goes: standard output, or the file `-o` names. The file is opened —
+/// created, or truncated when it exists, as `-o` always did — only when the first bytes are
+/// ready, so an input refused before then leaves it as it was; the bytes are written as they
+/// come, and synced to disk at the end (as Foundation's `Data.write(to:)` did).
+struct OutputDestination: ~Copyable {
+    private let path: String?
+    private var descriptor: Int32 = -1
+    private var failure: Int32 = 0
+
+    /// Standard output for nil or "-", else the file at `path`.
+    init(_ path: String?) {
+        self.path = path == "-" ? nil : path
     }
-    do {
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-    } catch {
-        throw InputError(message: "\(path): cannot write: \((error as NSError).localizedDescription)")
+
+    /// Writes `chunk`; a failure is remembered and reported by ``finish()``.
+    mutating func write(_ chunk: UnsafeRawBufferPointer) {
+        guard failure == 0, let start = chunk.baseAddress, !chunk.isEmpty else { return }
+        if descriptor < 0 {
+            if let path {
+                descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+                if descriptor < 0 {
+                    failure = errno
+                    return
+                }
+            } else {
+                descriptor = STDOUT_FILENO
+            }
+        }
+        failure = writeAll(UnsafeRawBufferPointer(start: start, count: chunk.count), to: descriptor)
+    }
+
+    /// Finishes the output (an empty one still creates the file); throws the first failure.
+    consuming func finish() throws(InputError) {
+        if descriptor < 0, failure == 0, let path {
+            descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+            if descriptor < 0 { failure = errno }
+        }
+        if descriptor >= 0, descriptor != STDOUT_FILENO {
+            if failure == 0, fsync(descriptor) != 0, errno != EINVAL { failure = errno }
+            if close(descriptor) != 0, failure == 0, errno != EINTR { failure = errno }
+        }
+        guard failure != 0 else { return }
+        throw InputError(message: "\(path ?? "standard output"): cannot write: \(String(cString: strerror(failure)))")
     }
 }
 

@@ -12,13 +12,10 @@ struct PlistCommand: ToolCommand {
     }
 
     func run() throws -> Int32 {
-        let file = try readPropertyListFile(path)
+        let bytes = try readInput(path)
         do {
-            let value: PropertyListValue
-            switch file {
-            case .binary(let document): value = try document.value()
-            case .xml(let document): value = document.value
-            }
+            // The value tree alone: a binary file is not kept as an object table as well.
+            let value = try bytes.withUnsafeBytes { (raw) throws(PropertyListError) in try PropertyListCodec.fileValue(raw) }
             try PropertyListJSONRenderer.render(value) { chunk in writeStandardOutput(chunk) }
         } catch {
             throw InputError(message: "\(path): \(error)")

@@ -43,12 +43,16 @@ import Testing
         guard let table = BinaryArchiveTable.read(bytes, options: options) else { return false }
         let graph: ArchiveGraph
         do {
-            graph = try ArchiveGraph(bytes: bytes, options: options)
+            // The usual path itself: ArchiveGraph(bytes:) now reads from the table when it can.
+            graph = try bytes.withUnsafeBytes { try ArchiveGraph(valueTreeOf: $0, options: options) }
         } catch {
             Issue.record("\(name): the binary table accepted a file the graph refuses: \(error)")
             return true
         }
         #expect(table.top == graph.topFields, "\(name): $top differs")
+        // The graph made from the table (what ArchiveGraph(bytes:) returns) is the usual one.
+        #expect((try? ArchiveGraph(bytes: bytes, options: options)) == graph, "\(name): the graph from the table differs")
+        #expect((try? ArchiveGraph(data: DataEntryPointTests.slice(Data(bytes)), options: options)) == graph, "\(name): the graph from Data differs")
         let direct = canonical(.binary(table)), usual = canonical(.graph(graph))
         // The same bytes in a `Data` slice, read in place: taken alike, read alike.
         let dataTable = BinaryArchiveTable.read(DataEntryPointTests.slice(Data(bytes)), options: options)

@@ -21,15 +21,11 @@ extension ArchiveGraph {
     /// The same, under a budget already started.
     init(data: Data, options: ArchiveReadingOptions, interruption: WorkInterruption) throws(ArchiveError) {
         if let stop = interruption.stop() { throw ArchiveError(stop) }
-        let value: PropertyListValue
-        do {
-            value = try data.withUnsafeBytesTyped { (buffer) throws(PropertyListError) in
-                try PropertyListCodec.decode(buffer, options: options.propertyListOptions(under: interruption))
-            }
-        } catch {
-            throw ArchiveError(error)
+        if let table = BinaryArchiveTable.read(data, options: options, interruption: interruption) {
+            self = data.withUnsafeBytes { ArchiveGraph(table: table, raw: $0) }
+            return
         }
-        try self.init(propertyList: value, options: options, interruption: interruption)
+        self = try data.withUnsafeBytesTyped { (raw) throws(ArchiveError) in try ArchiveGraph(valueTreeOf: raw, options: options, interruption: interruption) }
     }
 }
 

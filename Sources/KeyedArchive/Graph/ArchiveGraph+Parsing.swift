@@ -98,6 +98,24 @@ extension ArchiveGraph {
     /// The same, under a budget already started (an unarchiver's, which began with its file check).
     init(bytes: [UInt8], options: ArchiveReadingOptions, interruption: WorkInterruption) throws(ArchiveError) {
         if let stop = interruption.stop() { throw ArchiveError(stop) }
+        // A binary archive of the shapes NSKeyedArchiver writes is read from its object table,
+        // without the value tree of the whole file; anything else, and every fault, the usual way.
+        if let table = BinaryArchiveTable.read(bytes, options: options, interruption: interruption) {
+            self = bytes.withUnsafeBytes { ArchiveGraph(table: table, raw: $0) }
+            return
+        }
+        let built: Result<ArchiveGraph, ArchiveError> = bytes.withUnsafeBytes { raw in
+            do throws(ArchiveError) { return .success(try ArchiveGraph(valueTreeOf: raw, options: options, interruption: interruption)) } catch { return .failure(error) }
+        }
+        self = try built.get()
+    }
+
+    /// The usual path: the property list's value tree, then ``init(propertyList:options:)``.
+    /// Every file goes this way but those the binary table takes (and tests compare the two).
+    init(valueTreeOf bytes: UnsafeRawBufferPointer, options: ArchiveReadingOptions, interruption: WorkInterruption? = nil) throws(ArchiveError) {
+        let interruption = interruption ?? options.startInterruption()
+        // The table may have left the file because the work was stopped.
+        if let stop = interruption.stop() { throw ArchiveError(stop) }
         let value: PropertyListValue
         do {
             value = try PropertyListCodec.decode(bytes, options: options.propertyListOptions(under: interruption))

@@ -157,11 +157,11 @@ private struct PathWalk {
                 seen[index] = true
                 return (index, node)
             case .array(let elements), .set(let elements):
-                for (position, element) in elements.enumerated().reversed() where element.isContainerOrReference {
+                for (position, element) in elements.enumerated().reversed() where isWorthVisiting(element) {
                     pending.append((element, addNode(parent: node, .index(position))))
                 }
             case .dictionary(let dictionary):
-                for entry in dictionary.entries.reversed() where entry.value.isContainerOrReference {
+                for entry in dictionary.entries.reversed() where isWorthVisiting(entry.value) {
                     pending.append((entry.value, addNode(parent: node, .key(entry.key))))
                 }
             default:
@@ -175,14 +175,25 @@ private struct PathWalk {
     /// index (`root.airplanes[3]`, as typed decoding names them); other keys are unescaped.
     mutating func pushFields(of instance: ArchiveGraph.Instance, from node: Int) {
         for entry in instance.storage.entries.reversed() {
-            guard entry.value.isContainerOrReference, !entry.key.isExactlyEqual(to: ArchiveKeys.classKey) else { continue }
+            guard isWorthVisiting(entry.value), !entry.key.isExactlyEqual(to: ArchiveKeys.classKey) else { continue }
             if entry.key.isExactlyEqual(to: "NS.objects"), case .array(let elements) = entry.value {
-                for (position, element) in elements.enumerated().reversed() where element.isContainerOrReference {
+                for (position, element) in elements.enumerated().reversed() where isWorthVisiting(element) {
                     pending.append((element, addNode(parent: node, .index(position))))
                 }
                 continue
             }
             pending.append((entry.value, addNode(parent: node, .key(ArchiveKeys.unescape(entry.key) ?? entry.key))))
+        }
+    }
+
+    /// Whether `value` can lead to an object not yet visited. A reference to one already
+    /// visited would be skipped when taken from the queue: it is not queued at all, so that it
+    /// costs no path node (every back-reference of an archive took one).
+    private func isWorthVisiting(_ value: PropertyListValue) -> Bool {
+        switch value {
+        case .uid(let uid): return uid.value >= UInt64(seen.count) || !seen[Int(uid.value)]
+        case .array, .set, .dictionary: return true
+        default: return false
         }
     }
 
@@ -200,14 +211,5 @@ private struct PathWalk {
             current = parents[current]
         }
         return ArchiveKeyPath(reversed.reversed())
-    }
-}
-
-private extension PropertyListValue {
-    var isContainerOrReference: Bool {
-        switch self {
-        case .uid, .array, .set, .dictionary: return true
-        default: return false
-        }
     }
 }

@@ -79,7 +79,16 @@ public enum ArchiveJSONRenderer {
     /// ``render(_:options:output:)-([UInt8],_,_)``); what `keyedarchive json` prints.
     public static func render(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, rendering: ArchiveRenderingOptions,
                               output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
-        try StreamedRendering.run(bytes, options: options, output: output) { (graph, budget, sink: inout JSONSink) in
+        try render(try ArchiveGraph(bytes: bytes, options: options), rendering: rendering, options: options, output: output)
+    }
+
+    /// JSON for an already validated graph as `rendering` asks, handed to `output` in chunks as
+    /// it is made: a caller that built the graph can let the archive's bytes go first.
+    /// - Throws: ``ArchiveError/Code/budgetExceeded`` past `maximumExpansionCount`, after the
+    ///   text made until then.
+    public static func render(_ graph: ArchiveGraph, rendering: ArchiveRenderingOptions, options: ArchiveReadingOptions = .default,
+                              output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
+        try StreamedRendering.run(graph, options: options, output: output) { (graph, budget, sink: inout JSONSink) in
             render(graph, nodeBudget: budget, rendering: rendering, options: options, into: &sink)
         }
     }

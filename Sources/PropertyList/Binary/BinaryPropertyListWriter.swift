@@ -361,6 +361,16 @@ struct BinaryByteSink: ~Copyable {
         append(contentsOf: UnsafeRawBufferPointer(start: other.base + range.lowerBound, count: range.count))
     }
 
+    /// Runs `body` on the bytes written so far.
+    func withBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
+        body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Forgets the bytes written, keeping the memory (a streaming writer's chunk was handed on).
+    mutating func removeAll() {
+        count = 0
+    }
+
     /// The bytes written, as an array, leaving the sink empty
     /// (``OutputMemory/moveIntoArray(_:count:capacity:)``).
     mutating func moveIntoArray() -> [UInt8] {
