@@ -177,6 +177,39 @@ final class ArchiveDecodingSession {
         set { state.pointee.failed = newValue }
     }
 
+    /// Where decoded values note the object they came from (``KeyedUnarchiver/identities``).
+    @usableFromInline
+    var identities: ArchiveIdentityTable?
+
+    /// Notes that `value` was decoded from `uid`, for ``identities``: with the object's class
+    /// chain, and for a single value (not a collection) the object as stored.
+    @usableFromInline
+    func recordIdentity<T>(_ value: T, uid: Int) {
+        guard let identities, let (_, descriptor) = instance(uid) else { return }
+        let kind = registry.foundationClass(named: descriptor.name)
+        // Collections' storage and a URL's are made by this decode, as are a non-empty index
+        // set's ranges and a string's past 15 bytes (shorter ones are held in the value's own
+        // bits); other values are their bits.
+        var bearsIdentity = kind == .array || kind == .set || kind == .dictionary || kind == .orderedSet || kind == .url
+        switch value {
+        case let indexSet as ArchiveIndexSet: bearsIdentity = !indexSet.isEmpty
+        case let string as String: bearsIdentity = string.utf8.count > 15
+        case let archiveValue as ArchiveValue:
+            switch archiveValue {
+            case .indexSet(let indexSet): bearsIdentity = !indexSet.isEmpty
+            case .string(let string, _): bearsIdentity = string.utf8.count > 15
+            default: break
+            }
+        default: break
+        }
+        identities.record(value, uid: uid, chain: descriptor.classes, bearsIdentity: bearsIdentity) { () -> ArchiveGenericObject? in
+            switch kind {
+            case .array?, .set?, .dictionary?, .orderedSet?, nil: return nil
+            default: return try? ArchiveGenericDecoding.decode(uid: uid, session: self)
+            }
+        }
+    }
+
     @usableFromInline
     var keyPath: ArchiveKeyPath {
         var node = state.pointee.pathPrefix
@@ -448,11 +481,17 @@ final class ArchiveDecodingSession {
         } else {
             throw unregisteredClassError(requested, family: family, descriptor: descriptor, uid: uid)
         }
+        return (try makeModel(entry: entry, instance: instance, descriptor: descriptor, uid: uid), uid)
+    }
+
+    /// The model of registry entry `entry` for the object at `uid`, whose class was admitted:
+    /// made now, or the one made for an earlier reference.
+    func makeModel(entry: Int, instance: ArchiveInstanceView, descriptor: ArchiveGraph.ClassDescriptor, uid: Int) throws(ArchiveError) -> ArchiveMadeModel {
         switch state.pointee.objectStates[uid] {
         case .finished:
             let slot = Int(state.pointee.modelSlots[uid])
             guard slot >= 0 else { throw objectStateError(.invalidState, descriptor: descriptor, uid: uid) }
-            return (state.pointee.models[slot], uid)
+            return state.pointee.models[slot]
         case .failed:
             throw objectStateError(.modelError, descriptor: descriptor, uid: uid)
         case .inProgress:
@@ -480,7 +519,22 @@ final class ArchiveDecodingSession {
             state.pointee.modelSlots[uid] = slot
             state.pointee.models.append(value)
         }
-        return (value, uid)
+        return value
+    }
+
+    /// The model of a registered class for an ``ArchiveValue`` (see
+    /// ``ArchiveRegistry/decodesModelsInArchiveValues``): the instance at `uid`, whose class the
+    /// registry names; nil for a struct model, which an ``ArchiveValue`` keeps as a reference.
+    func archiveValueModel(uid: Int) throws(ArchiveError) -> (any KeyedArchivable & AnyObject)? {
+        guard let (instance, descriptor) = instance(uid) else { return nil }
+        var found = registeredEntry(classUID: instance.classUID, name: descriptor.name)
+        if found == nil, registry.classFallback == .nearestRegisteredAncestor {
+            found = descriptor.classes.dropFirst().lazy.compactMap { self.registry.entry(named: $0) }.first
+        }
+        guard let entry = found, registry.entries[entry].isClass else { return nil }
+        guard case .object(let object) = try makeModel(entry: entry, instance: instance, descriptor: descriptor, uid: uid),
+              let model = object as? any KeyedArchivable & AnyObject else { return nil }
+        return model
     }
 
     // The errors of decodeModelValue, out of line: built in place, their messages' temporaries
@@ -617,6 +671,7 @@ final class ArchiveDecodingSession {
             throw error
         }
         endContainer(uid: uid, type: typeID, value: value)
+        if identities != nil { recordIdentity(value, uid: uid) }
         return value
     }
 
@@ -673,6 +728,11 @@ final class ArchiveDecodingSession {
     @usableFromInline
     func endContainer(uid: Int, type: ObjectIdentifier, value: Any) {
         unmarkContainer(uid: uid)
+        remember(value, uid: uid, type: type)
+    }
+
+    /// Keeps the value decoded from `uid` as `type` for later references.
+    func remember(_ value: Any, uid: Int, type: ObjectIdentifier) {
         if state.pointee.valueSlots[uid] < 0, let newSlot = Int32(exactly: state.pointee.values.count) {
             state.pointee.valueSlots[uid] = newSlot
             state.pointee.values.append(DecodedValue(type: type, value: value))

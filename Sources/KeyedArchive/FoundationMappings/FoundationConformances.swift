@@ -33,6 +33,14 @@ enum ArchiveStringDecoding {
         guard let instance = try session.foundationInstance(uid, kind: .string, requested: "String") else {
             throw session.error(.typeMismatch, "expected a string, found \(session.describe(uid))", uid: uid)
         }
+        guard session.identities != nil else { return try decode(instance: instance, uid: uid, session: session) }
+        // An NSMutableString object, which fields may share (ArchiveIdentityTable).
+        let string = try decode(instance: instance, uid: uid, session: session)
+        session.recordIdentity(string, uid: uid)
+        return string
+    }
+
+    private static func decode(instance: ArchiveInstanceView, uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> String {
         if let value = instance.value(forStoredKey: "NS.string") {
             switch value {
             case .string(let string): return string
@@ -225,7 +233,9 @@ enum ArchiveArrayDecoding {
         let references = try elementReferences(instance, key: "NS.objects", uid: uid, session: session)
         return try session.decodeContainer([T].self, uid: uid, count: references.count) { () throws(ArchiveError) in
             var result: [T] = []
-            result.reserveCapacity(references.count)
+            // An empty array gets storage of its own when identities are noted: Swift's shared
+            // empty storage would make every empty array look like one (ArchiveIdentityTable).
+            result.reserveCapacity(references.count == 0 && session.identities != nil ? 1 : references.count)
             for position in 0..<references.count {
                 let reference = references[position]
                 guard !reference.isNull else {
@@ -270,10 +280,18 @@ extension Set: ArchiveObjectEncodable where Element: ArchiveObjectEncodable & Co
 extension Set: ArchiveObjectDecodable where Element: ArchiveObjectDecodable {
     @inlinable
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Set<Element> {
-        let elements = try ArchiveArrayDecoding.decodeElements(uid: try decoder.session.index(reference), requested: "Set<\(Element.self)>", kind: .set, session: decoder.session) { (element: ArchiveReference) throws(ArchiveError) in
-            try decoder.decode(Element.self, reference: element)
+        let uid = try decoder.session.index(reference)
+        // Kept as the set (not only its elements), so that every reference to one NSSet gets
+        // the same Set: one value, which an ArchiveIdentityTable can tell shared.
+        return try decoder.session.decodeContainer(Set<Element>.self, uid: uid, count: 0) { () throws(ArchiveError) in
+            let elements = try ArchiveArrayDecoding.decodeElements(uid: uid, requested: "Set<\(Element.self)>", kind: .set, session: decoder.session) { (element: ArchiveReference) throws(ArchiveError) in
+                try decoder.decode(Element.self, reference: element)
+            }
+            // Storage of its own even when empty, when identities are noted (as for arrays).
+            var set = Set<Element>(minimumCapacity: elements.isEmpty && decoder.session.identities != nil ? 1 : elements.count)
+            for element in elements { set.insert(element) }
+            return set
         }
-        return Set(elements)
     }
 }
 
@@ -331,7 +349,8 @@ extension Dictionary: ArchiveObjectDecodable where Key: ArchiveObjectDecodable, 
         }
         return try session.decodeContainer([Key: Value].self, uid: uid, count: keys.count) { () throws(ArchiveError) in
             // Sized when made: reserving on an empty dictionary allocates, then moves to a second storage.
-            var result = [Key: Value](minimumCapacity: keys.count)
+            // Storage of its own even when empty, when identities are noted (as for arrays).
+            var result = [Key: Value](minimumCapacity: keys.count == 0 && session.identities != nil ? 1 : keys.count)
             for position in 0..<keys.count {
                 let key = try session.withPath(.index(position)) { () throws(ArchiveError) in
                     try decoder.decode(Key.self, reference: keys[position])

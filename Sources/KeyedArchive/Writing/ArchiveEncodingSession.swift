@@ -68,6 +68,10 @@ final class ArchiveEncodingSession {
         /// The floor of the thread stack the encode under way may use, looked up as each
         /// top-level object starts (on the thread that encodes it).
         var stackLimit = ThreadStackLimit.unlimited
+        /// The `$classes` the next object encoded takes instead of its own, when it names the
+        /// same class first: how an unchanged value gets the chain its source object had
+        /// (``ArchiveIdentityTable``).
+        var chainOverride: [String]?
     }
     private let state: UnsafeMutablePointer<State>
 
@@ -96,6 +100,20 @@ final class ArchiveEncodingSession {
     }
 
     var keyPath: ArchiveKeyPath { ArchiveKeyPath(state.pointee.path) }
+
+    /// The values a decode noted (``KeyedArchiver/identities``), and the object written for
+    /// each archived object they came from.
+    var identities: ArchiveIdentityTable?
+    var sharedReferences: [Int: ArchiveReference] = [:]
+
+    /// Runs `encode` with `chain` as the `$classes` of the first object it writes (when that
+    /// object names the same class first).
+    func withChain(_ chain: [String]?, _ encode: () throws(ArchiveError) -> ArchiveReference) throws(ArchiveError) -> ArchiveReference {
+        guard let chain else { return try encode() }
+        state.pointee.chainOverride = chain
+        defer { state.pointee.chainOverride = nil }
+        return try encode()
+    }
 
     func error(_ code: ArchiveError.Code, _ message: String) -> ArchiveError {
         ArchiveError(code, message, keyPath: keyPath)
@@ -367,6 +385,11 @@ final class ArchiveEncodingSession {
         }
         if !identityIsNew, let identity, let known = state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))
+        }
+        var chain = chain
+        if let override = state.pointee.chainOverride {
+            state.pointee.chainOverride = nil
+            if let first = override.first, let own = chain.first, first.isExactlyEqual(to: own) { chain = override }
         }
         let uid = state.pointee.table.entries.count
         state.pointee.table.entries.append(.reserved)
