@@ -168,13 +168,26 @@ for path in sys.argv[1:]:
         #expect(declarations == ["enum Fleet {", "class NSObject: KeyedArchivable, Hashable {", "final class Pilot: NSObject {",
                                  "class Airplane: NSObject {", "final class PoweredAirplane: Airplane {", "final class Glider: Airplane {"], "\(declarations)")
         #expect(source.contains("try KeyedArchiver.roundTrip(bytes, registry: registry)"))
-        #expect(source.contains("init(owner: Pilot? = nil, registrationNumber: String, model: String, airframeHours: Int, aerotowLaunchCount: Int, winchLaunchCount: Int) {"))
+        #expect(source.contains("""
+                    init(
+                        owner: Pilot? = nil,
+                        registrationNumber: String,
+                        model: String,
+                        airframeHours: Int,
+                        aerotowLaunchCount: Int,
+                        winchLaunchCount: Int
+                    ) {
+                        self.aerotowLaunchCount = aerotowLaunchCount
+                        self.winchLaunchCount = winchLaunchCount
+                        super.init(owner: owner, registrationNumber: registrationNumber, model: model, airframeHours: airframeHours)
+                    }
+            """))
         #expect(!source.contains("public "))
         let published = schema.swiftSource(name: "Fleet", public: true)
         #expect(published.contains("public enum Fleet {") && published.contains("public static var registry: ArchiveRegistry {"))
         #expect(published.contains("public static func roundTrip(_ bytes: [UInt8]) throws -> [UInt8] {"))
         #expect(published.contains("public final class Glider: Airplane {") && published.contains("public var winchLaunchCount: Int"))
-        #expect(published.contains("public init(owner: Pilot? = nil, registrationNumber: String"))
+        #expect(published.contains("public init(\n            owner: Pilot? = nil,\n            registrationNumber: String,"))
         #expect(published.contains("public required init(from decoder: KeyedArchiveDecoder) throws {"))
     }
 

@@ -35,7 +35,12 @@ CI_SET=(
 )
 
 files=()
+# Strict diff (sharing compared) must find every round trip of the CI set equal, and at least
+# 90 % of all of them with --all (Docs/Schema.md says which are not, and why); a list of files
+# given is only reported.
+strict_percent=""
 if [ "${1:-}" = "--all" ]; then
+  strict_percent=90
   files+=("$ROOT/Fixtures/fleet.plist" "$ROOT/Fixtures/fleet.xml")
   if [ -f "$CORPUS/MANIFEST.tsv" ]; then
     while IFS=$'\t' read -r file _; do
@@ -48,6 +53,7 @@ if [ "${1:-}" = "--all" ]; then
 elif [ $# -gt 0 ]; then
   files=("$@")
 else
+  strict_percent=100
   files+=("$ROOT/Fixtures/fleet.plist" "$ROOT/Fixtures/fleet.xml")
   if [ -f "$CORPUS/MANIFEST.tsv" ]; then
     for file in "${CI_SET[@]}"; do files+=("$CORPUS/$file"); done
@@ -134,7 +140,9 @@ if grep -E "warning:" "$WORK/build.log" | grep -v "$ROOT" | grep -q .; then
   exit 1
 fi
 echo "schema generation: built in $(( $(date +%s) - start )) s"
-"$WORK/.build/debug/Run"
+strict_minimum=""
+if [ -n "$strict_percent" ]; then strict_minimum=$(( (${#files[@]} * strict_percent + 99) / 100 )); fi
+SCHEMA_STRICT_MINIMUM="$strict_minimum" "$WORK/.build/debug/Run"
 if [ -f "$EXAMPLE_ARCHIVE" ]; then
   "$WORK/.build/debug/Run" --example "$EXAMPLE_ARCHIVE" > "$WORK/example.txt"
   if ! diff -u "$ROOT/Tests/SchemaGeneration/example-output.txt" "$WORK/example.txt"; then

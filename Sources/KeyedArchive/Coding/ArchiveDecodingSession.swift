@@ -185,15 +185,21 @@ final class ArchiveDecodingSession {
     /// chain, and for a single value (not a collection) the object as stored.
     @usableFromInline
     func recordIdentity<T>(_ value: T, uid: Int) {
-        guard let identities, let (_, descriptor) = instance(uid) else { return }
+        guard let identities else { return }
+        guard let (_, descriptor) = instance(uid) else {
+            // A plain entry (a date stored as a plain value): noted with no class, so that an
+            // equal value an object also gave takes neither one's form.
+            identities.record(value, uid: uid, chain: [], bearsIdentity: false) { nil }
+            return
+        }
         let kind = registry.foundationClass(named: descriptor.name)
         // Collections' storage and a URL's are made by this decode, as are a non-empty index
-        // set's ranges and a string's past 15 bytes (shorter ones are held in the value's own
-        // bits); other values are their bits.
+        // set's ranges and, in an ArchiveValue, an NSMutableString's text past 15 bytes (a
+        // shorter one is held in the value's own bits); other values are their bits. A String
+        // decoded as such is not noted: a plain string with the same text is the same value.
         var bearsIdentity = kind == .array || kind == .set || kind == .dictionary || kind == .orderedSet || kind == .url
         switch value {
         case let indexSet as ArchiveIndexSet: bearsIdentity = !indexSet.isEmpty
-        case let string as String: bearsIdentity = string.utf8.count > 15
         case let archiveValue as ArchiveValue:
             switch archiveValue {
             case .indexSet(let indexSet): bearsIdentity = !indexSet.isEmpty

@@ -33,14 +33,6 @@ enum ArchiveStringDecoding {
         guard let instance = try session.foundationInstance(uid, kind: .string, requested: "String") else {
             throw session.error(.typeMismatch, "expected a string, found \(session.describe(uid))", uid: uid)
         }
-        guard session.identities != nil else { return try decode(instance: instance, uid: uid, session: session) }
-        // An NSMutableString object, which fields may share (ArchiveIdentityTable).
-        let string = try decode(instance: instance, uid: uid, session: session)
-        session.recordIdentity(string, uid: uid)
-        return string
-    }
-
-    private static func decode(instance: ArchiveInstanceView, uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> String {
         if let value = instance.value(forStoredKey: "NS.string") {
             switch value {
             case .string(let string): return string
@@ -114,7 +106,9 @@ extension Date: ArchiveObjectCodable {
     static func decode(uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> Date {
         if case .date(let date) = session.object(uid) {
             try session.admitPrimitive(.dates, uid: uid, requested: "Date")
-            return Date(timeIntervalSinceReferenceDate: date.secondsSinceReferenceDate)
+            let value = Date(timeIntervalSinceReferenceDate: date.secondsSinceReferenceDate)
+            if session.identities != nil { session.recordIdentity(value, uid: uid) }
+            return value
         }
         let fields = try session.foundationFields(uid, kind: .date, requested: "Date")
         return try session.decodeContainer(Date.self, uid: uid, count: 0) { () throws(ArchiveError) in

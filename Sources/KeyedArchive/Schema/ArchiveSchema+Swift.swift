@@ -843,10 +843,17 @@ struct SwiftSourceWriter {
         }
         let parameters = (inherited + own).map(parameter)
         line()
-        line("/// A `\(Self.commentText(name))` with these values, as a test builds one to compare with a decoded one.", 2)
+        line("/// An instance with these values (what a test builds to compare with a decoded one).", 2)
         // With no values of its own, the initializer has its superclass's signature.
         let overrides = parent != nil && own.isEmpty
-        line("\(access)\(overrides ? "override " : "")init(\(parameters.joined(separator: ", "))) {", 2)
+        let opening = "\(access)\(overrides ? "override " : "")init("
+        if parameters.count <= 3 {
+            line(opening + parameters.joined(separator: ", ") + ") {", 2)
+        } else {
+            line(opening, 2)
+            for (index, parameter) in parameters.enumerated() { line(parameter + (index + 1 < parameters.count ? "," : ""), 3) }
+            line(") {", 2)
+        }
         for property in own { line("self.\(property.name) = \(property.name)", 3) }
         if parent != nil {
             line("super.init(\(inherited.map { "\($0.name): \($0.name)" }.joined(separator: ", ")))", 3)

@@ -206,9 +206,14 @@ enum ArchiveValueDecoding {
     private static func open(_ uid: Int, decoder: KeyedArchiveDecoder, stack: inout [Frame]) throws(ArchiveError) -> Node? {
         let session = decoder.session
         func leaf(_ value: ArchiveValue) -> Node {
-            // An object (not a plain value) read as a leaf: an NSURL, NSDate, NSValue, … that
-            // several fields may share.
-            if session.identities != nil, case .instance = session.object(uid) { session.recordIdentity(value, uid: uid) }
+            // An object read as a leaf (an NSURL, NSDate, NSValue, … that several fields may
+            // share), or a plain date, which an NSDate object's value could equal.
+            if session.identities != nil {
+                switch session.object(uid) {
+                case .instance, .date: session.recordIdentity(value, uid: uid)
+                default: break
+                }
+            }
             return Node(value: value, expandedCount: 1)
         }
         switch session.object(uid) {
