@@ -6,30 +6,8 @@ import Testing
 /// `ArchiveDiff` on hand-made archives — property lists built here object by object, so what
 /// differs is known by construction, not taken from our writer — on Foundation's
 /// `NSKeyedArchiver` output, and on Apple's fixtures against our faithful rewrites.
-@Suite struct ArchiveDiffTests {
+@Suite struct ArchiveDiffTests: HandBuiltArchives {
     // MARK: Building archives by hand
-
-    static func uid(_ value: Int) -> PropertyListValue { .uid(PropertyListUID(UInt64(value))) }
-
-    static func classDictionary(_ chain: [String]) -> PropertyListValue {
-        .dictionary(PropertyListDictionary(entries: [
-            .init(key: "$classname", value: .string(chain[0])),
-            .init(key: "$classes", value: .array(chain.map { .string($0) })),
-        ]))
-    }
-
-    static func instance(_ classUID: Int, _ fields: [(String, PropertyListValue)]) -> PropertyListValue {
-        .dictionary(PropertyListDictionary(entries: fields.map { .init(key: $0.0, value: $0.1) } + [.init(key: "$class", value: uid(classUID))]))
-    }
-
-    static func archive(_ objects: [PropertyListValue], top: [(String, PropertyListValue)] = [("root", uid(1))]) -> PropertyListValue {
-        .dictionary(PropertyListDictionary(entries: [
-            .init(key: "$version", value: 100_000),
-            .init(key: "$archiver", value: "NSKeyedArchiver"),
-            .init(key: "$top", value: .dictionary(PropertyListDictionary(entries: top.map { .init(key: $0.0, value: $0.1) }))),
-            .init(key: "$objects", value: .array(["$null"] + objects)),
-        ]))
-    }
 
     static func graph(_ plist: PropertyListValue) throws -> ArchiveGraph { try ArchiveGraph(propertyList: plist) }
 

@@ -8,31 +8,9 @@ import Testing
 /// several fields, and only there. Sources are built by hand, object by object (so what is
 /// shared is known by construction), or by Foundation's `NSKeyedArchiver`; results are compared
 /// with `ArchiveDiff`, sharing included.
-@Suite struct ArchiveIdentityTableTests {
-    static func uid(_ value: Int) -> PropertyListValue { .uid(PropertyListUID(UInt64(value))) }
-
-    static func classDictionary(_ chain: [String]) -> PropertyListValue {
-        .dictionary(PropertyListDictionary(entries: [
-            .init(key: "$classname", value: .string(chain[0])),
-            .init(key: "$classes", value: .array(chain.map { .string($0) })),
-        ]))
-    }
-
-    static func instance(_ classUID: Int, _ fields: [(String, PropertyListValue)]) -> PropertyListValue {
-        .dictionary(PropertyListDictionary(entries: fields.map { .init(key: $0.0, value: $0.1) } + [.init(key: "$class", value: uid(classUID))]))
-    }
-
-    static func archive(_ objects: [PropertyListValue]) throws -> [UInt8] {
-        try PropertyListCodec.encode(.dictionary(PropertyListDictionary(entries: [
-            .init(key: "$version", value: 100_000),
-            .init(key: "$archiver", value: "NSKeyedArchiver"),
-            .init(key: "$top", value: .dictionary(PropertyListDictionary(entries: [.init(key: "root", value: uid(1))]))),
-            .init(key: "$objects", value: .array(["$null"] + objects)),
-        ])), format: .binary)
-    }
-
+@Suite struct ArchiveIdentityTableTests: HandBuiltArchives {
     /// A dictionary (#1) of `entries`, each key a string and each value one of `objects`
-    /// (numbered from #3 on), with `extra` class dictionaries after them.
+    /// (numbered from #3 on), the keys' strings after them.
     static func dictionary(_ entries: [(String, Int)], objects: [PropertyListValue]) throws -> [UInt8] {
         var all: [PropertyListValue] = [.string(""), classDictionary(["NSDictionary", "NSObject"])] + objects
         var keys: [PropertyListValue] = []
@@ -41,7 +19,7 @@ import Testing
             keys.append(uid(all.count))
         }
         all[0] = instance(2, [("NS.keys", .array(keys)), ("NS.objects", .array(entries.map { uid($0.1) }))])
-        return try archive(all)
+        return try archiveBytes(all)
     }
 
     static func strictDifferences(_ a: [UInt8], _ b: [UInt8]) throws -> [String] {
@@ -126,7 +104,7 @@ import Testing
     /// An `NSMutableArray` (#1) that contains itself cannot be a Swift value: the round trip
     /// copies it as stored (ArchiveGenericObject), and the copy's array holds itself again.
     @Test func aCollectionThatContainsItselfIsCopiedAsStored() throws {
-        let bytes = try Self.archive([
+        let bytes = try Self.archiveBytes([
             Self.instance(2, [("NS.objects", .array([Self.uid(3), Self.uid(1)]))]),
             Self.classDictionary(["NSMutableArray", "NSArray", "NSObject"]),
             "first",
@@ -142,7 +120,7 @@ import Testing
         #expect(elements.count == 2 && elements.last == .uid(root))
         // An object of a class no one registered is copied as stored too; a registered
         // model's own failure is thrown, not covered up.
-        let model = try Self.archive([Self.instance(2, []), Self.classDictionary(["Unknown", "NSObject"])])
+        let model = try Self.archiveBytes([Self.instance(2, []), Self.classDictionary(["Unknown", "NSObject"])])
         #expect(try Self.strictDifferences(model, try KeyedArchiver.roundTrip(model, registry: ArchiveRegistry())) == [])
         final class Failing: KeyedArchivable {
             init(from decoder: KeyedArchiveDecoder) throws { throw ArchiveError(.valueNotFound, "this model reads nothing") }

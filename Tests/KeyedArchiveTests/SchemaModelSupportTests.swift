@@ -8,29 +8,7 @@ import Testing
 /// as a chosen class, an `NSSet`'s elements in stored order, and a registered `NSObject` root.
 /// Archives are built by hand (property lists object by object) or by Foundation's
 /// `NSKeyedArchiver`, never taken from our own writer on faith.
-@Suite struct SchemaModelSupportTests {
-    static func uid(_ value: Int) -> PropertyListValue { .uid(PropertyListUID(UInt64(value))) }
-
-    static func classDictionary(_ chain: [String]) -> PropertyListValue {
-        .dictionary(PropertyListDictionary(entries: [
-            .init(key: "$classname", value: .string(chain[0])),
-            .init(key: "$classes", value: .array(chain.map { .string($0) })),
-        ]))
-    }
-
-    static func instance(_ classUID: Int, _ fields: [(String, PropertyListValue)]) -> PropertyListValue {
-        .dictionary(PropertyListDictionary(entries: fields.map { .init(key: $0.0, value: $0.1) } + [.init(key: "$class", value: uid(classUID))]))
-    }
-
-    static func archive(_ objects: [PropertyListValue]) throws -> [UInt8] {
-        try PropertyListCodec.encode(.dictionary(PropertyListDictionary(entries: [
-            .init(key: "$version", value: 100_000),
-            .init(key: "$archiver", value: "NSKeyedArchiver"),
-            .init(key: "$top", value: .dictionary(PropertyListDictionary(entries: [.init(key: "root", value: uid(1))]))),
-            .init(key: "$objects", value: .array(["$null"] + objects)),
-        ])), format: .binary)
-    }
-
+@Suite struct SchemaModelSupportTests: HandBuiltArchives {
     final class Note: KeyedArchivable {
         var text: String
         init(text: String) { self.text = text }
@@ -40,7 +18,7 @@ import Testing
 
     /// An NSArray (#1) holding a string, a Note (#4) and the same Note again.
     static func mixedArray() throws -> [UInt8] {
-        try archive([
+        try archiveBytes([
             /* 1 */ instance(2, [("NS.objects", .array([uid(3), uid(4), uid(4)]))]),
             /* 2 */ classDictionary(["NSArray", "NSObject"]),
             /* 3 */ "plain",
@@ -88,7 +66,7 @@ import Testing
         let copy = try KeyedArchiver.archive(generic, registry: ArchiveRegistry())
         #expect(ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: copy)).isEqual)
         // A reference into an inline dictionary is refused with a typed error, not kept wrongly.
-        let nested = try Self.archive([
+        let nested = try Self.archiveBytes([
             Self.instance(2, [("odd", .dictionary(PropertyListDictionary(entries: [.init(key: "k", value: Self.uid(3))])))]),
             Self.classDictionary(["Odd", "NSObject"]),
             "x",
@@ -175,7 +153,7 @@ import Testing
             init(from decoder: KeyedArchiveDecoder) throws { members = try decoder.decodeSetElements(String.self, forKey: "members") }
             func encode(to encoder: KeyedArchiveEncoder) throws {}
         }
-        let bytes = try Self.archive([
+        let bytes = try Self.archiveBytes([
             Self.instance(2, [("members", Self.uid(3))]),
             Self.classDictionary(["Holder", "NSObject"]),
             Self.instance(4, [("NS.objects", .array([Self.uid(5), Self.uid(6), Self.uid(7)]))]),
@@ -190,7 +168,7 @@ import Testing
             init(from decoder: KeyedArchiveDecoder) throws { _ = try decoder.decodeSetElements(String.self, forKey: "members") }
             func encode(to encoder: KeyedArchiveEncoder) throws {}
         }
-        let array = try Self.archive([
+        let array = try Self.archiveBytes([
             Self.instance(2, [("members", Self.uid(3))]),
             Self.classDictionary(["ArrayHolder", "NSObject"]),
             Self.instance(4, [("NS.objects", .array([Self.uid(5)]))]),
@@ -200,6 +178,42 @@ import Testing
         var arrayRegistry = ArchiveRegistry()
         arrayRegistry.register(ArrayHolder.self)
         #expect(throws: ArchiveError.self) { try KeyedUnarchiver.unarchive(ArrayHolder.self, from: array, registry: arrayRegistry) }
+    }
+
+    /// Values archived without keys (`$0`, …; written by plistlib, Fixtures/schema), a
+    /// back-reference among them read once the graph is built.
+    @Test func unkeyedBackReferencesResolveAfterTheGraph() throws {
+        final class Drawing: KeyedArchivable {
+            let title: String
+            var shapes: [Shape] = []
+            init(from decoder: KeyedArchiveDecoder) throws {
+                title = try decoder.decodeUnkeyed(String.self, at: 1)
+                shapes = [try decoder.decodeUnkeyed(Shape.self, at: 2), try decoder.decodeUnkeyed(Shape.self, at: 3)]
+            }
+            func encode(to encoder: KeyedArchiveEncoder) throws {}
+        }
+        final class Shape: KeyedArchivable {
+            let size: Int?
+            weak var drawing: Drawing?
+            init(from decoder: KeyedArchiveDecoder) throws {
+                size = try decoder.decodeUnkeyed(ArchiveValue.self, at: 0).intValue
+                decoder.decodeUnkeyed(Drawing.self, at: 1, for: self) { shape, drawing in shape.drawing = drawing }
+            }
+            func encode(to encoder: KeyedArchiveEncoder) throws {}
+        }
+        let bytes = [UInt8](try Data(contentsOf: ArchiveFixtures.projectFixtures.appendingPathComponent("schema/unkeyed-drawing.plist")))
+        var registry = ArchiveRegistry()
+        registry.register(Drawing.self)
+        registry.register(Shape.self)
+        let drawing = try KeyedUnarchiver.unarchive(Drawing.self, from: bytes, registry: registry)
+        #expect(drawing.title == "a drawing stored without keys" && drawing.shapes.map(\.size) == [7, 8])
+        #expect(drawing.shapes.allSatisfy { $0.drawing === drawing })
+        // What the generator makes of it: typed fields, the back-reference put off.
+        let source = try ArchiveSchema(archives: [bytes]).swiftSource()
+        for expected in ["var unkeyed0: Int\n", "var unkeyed1: String\n", "var unkeyed2: Shape\n", "var unkeyed1: Drawing?\n",
+                         "decoder.decodeUnkeyed(Drawing.self, at: 1, for: self) { object, value in object.unkeyed1 = value }"] {
+            #expect(source.contains(expected), "\(expected)")
+        }
     }
 
     /// A type registered as `NSObject` is the root: its subclasses' chains end in one `NSObject`.

@@ -78,6 +78,8 @@ final class ArchiveDecodingSession {
         /// While a back-reference resolves, the node of its object's path, which `keyPath` puts
         /// before `path`; -1 otherwise. Nothing is copied unless a key path is asked for.
         var pathPrefix: Int32 = -1
+        /// ``ArchiveDecodingSession/identities``, here so that reading it takes no exclusivity check.
+        var identities: ArchiveIdentityTable?
     }
     /// A struct rather than a tuple: an array of tuples holds the closure at its most general
     /// abstraction, which costs a thunk allocation per registration and a value-witness call
@@ -179,7 +181,10 @@ final class ArchiveDecodingSession {
 
     /// Where decoded values note the object they came from (``KeyedUnarchiver/identities``).
     @usableFromInline
-    var identities: ArchiveIdentityTable?
+    var identities: ArchiveIdentityTable? {
+        get { state.pointee.identities }
+        set { state.pointee.identities = newValue }
+    }
 
     /// Notes that `value` was decoded from `uid`, for ``identities``: with the object's class
     /// chain, and for a single value (not a collection) the object as stored.
@@ -487,17 +492,11 @@ final class ArchiveDecodingSession {
         } else {
             throw unregisteredClassError(requested, family: family, descriptor: descriptor, uid: uid)
         }
-        return (try makeModel(entry: entry, instance: instance, descriptor: descriptor, uid: uid), uid)
-    }
-
-    /// The model of registry entry `entry` for the object at `uid`, whose class was admitted:
-    /// made now, or the one made for an earlier reference.
-    func makeModel(entry: Int, instance: ArchiveInstanceView, descriptor: ArchiveGraph.ClassDescriptor, uid: Int) throws(ArchiveError) -> ArchiveMadeModel {
         switch state.pointee.objectStates[uid] {
         case .finished:
             let slot = Int(state.pointee.modelSlots[uid])
             guard slot >= 0 else { throw objectStateError(.invalidState, descriptor: descriptor, uid: uid) }
-            return state.pointee.models[slot]
+            return (state.pointee.models[slot], uid)
         case .failed:
             throw objectStateError(.modelError, descriptor: descriptor, uid: uid)
         case .inProgress:
@@ -525,7 +524,7 @@ final class ArchiveDecodingSession {
             state.pointee.modelSlots[uid] = slot
             state.pointee.models.append(value)
         }
-        return value
+        return (value, uid)
     }
 
     /// The model of a registered class for an ``ArchiveValue`` (see
@@ -538,7 +537,8 @@ final class ArchiveDecodingSession {
             found = descriptor.classes.dropFirst().lazy.compactMap { self.registry.entry(named: $0) }.first
         }
         guard let entry = found, registry.entries[entry].isClass else { return nil }
-        guard case .object(let object) = try makeModel(entry: entry, instance: instance, descriptor: descriptor, uid: uid),
+        // Asked for as its own registered type, which admits it.
+        guard case .object(let object) = try decodeModelValue(registry.entries[entry].type, reference: ArchiveReference(uid: PropertyListUID(UInt64(uid)))).model,
               let model = object as? any KeyedArchivable & AnyObject else { return nil }
         return model
     }
@@ -738,6 +738,7 @@ final class ArchiveDecodingSession {
     }
 
     /// Keeps the value decoded from `uid` as `type` for later references.
+    @inline(__always)
     func remember(_ value: Any, uid: Int, type: ObjectIdentifier) {
         if state.pointee.valueSlots[uid] < 0, let newSlot = Int32(exactly: state.pointee.values.count) {
             state.pointee.valueSlots[uid] = newSlot

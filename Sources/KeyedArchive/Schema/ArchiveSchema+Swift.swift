@@ -343,10 +343,14 @@ struct SwiftSourceWriter {
             return inlineOrObjectValue(storedKey: key.storedKey, reason: "inline values in some objects and references in others")
         }
         if kinds.allSatisfy({ $0 == .string || $0 == .object("NSString") || $0 == .object("NSMutableString") }) {
-            return stringMapping(kinds)
+            return mutableValueMapping("String", key, immutable: .string, mutableName: "NSMutableString") { value, key, mutable in
+                "try encoder.encode(\(value), forKey: \(key), mutable: \(mutable))"
+            }
         }
         if kinds.allSatisfy({ $0 == .data || $0 == .object("NSMutableData") }) {
-            return dataMapping(kinds)
+            return mutableValueMapping("Data", key, immutable: .data, mutableName: "NSMutableData") { value, key, mutable in
+                "try encoder.encode(ArchiveValue.data([UInt8](\(value)), mutable: \(mutable)), forKey: \(key))"
+            }
         }
         let widths = kinds.compactMap { kind -> Int? in if case .integer(let width) = kind { return width } else { return nil } }
         if widths.count == kinds.count, let type = Self.integerType(widths) { return numberObject(type) }
@@ -483,48 +487,27 @@ struct SwiftSourceWriter {
               decode: { key, _, flag in "if let className = try decoder.archivedClassName(forKey: \(key)) { \(flag) = className == \(literal(className)) }" })
     }
 
-    func stringMapping(_ kinds: [ArchiveSchema.ValueKind]) -> FieldMapping {
+    /// Strings or data, of the plain (or immutable) class and the mutable one: written as the
+    /// class each was (`encode` is given the value, the key and the mutability expression).
+    func mutableValueMapping(_ type: String, _ key: ArchiveSchema.Key, immutable: ArchiveSchema.ValueKind, mutableName: String,
+                             encode: @escaping (String, String, String) -> String) -> FieldMapping {
         var counts: [String: Int] = [:]
         var names: [String] = []
-        for kind in kinds {
+        for kind in key.kinds.kinds where kind != .null {
             let name: String
-            switch kind {
-            case .object(let className): name = className
-            default: name = "NSString"
-            }
+            if kind == immutable { name = "plain" } else if case .object(let className) = kind { name = className } else { name = kind.description }
             names.append(name)
+            counts[name, default: 0] += key.kinds.counts[kind] ?? 0
         }
-        // Counts are what the flag's default follows; the kinds' own counts are not at hand
-        // here, so each kind counts once.
-        for name in names { counts[name, default: 0] += 1 }
-        var mapping = objectMapping("String")
-        switch Self.mutability(names, counts: counts, mutableName: "NSMutableString") {
+        var mapping = objectMapping(type)
+        switch Self.mutability(names, counts: counts, mutableName: mutableName) {
         case .immutable: break
         case .mutable:
-            mapping = FieldMapping(type: "String", decode: mapping.decode, decodeIfPresent: mapping.decodeIfPresent,
-                                   encode: { value, key, _ in "try encoder.encode(\(value), forKey: \(key), mutable: true)" })
+            mapping = FieldMapping(type: type, decode: mapping.decode, decodeIfPresent: mapping.decodeIfPresent,
+                                   encode: { value, key, _ in encode(value, key, "true") })
         case .mixed(let mostlyMutable):
-            mapping = FieldMapping(type: "String", decode: mapping.decode, decodeIfPresent: mapping.decodeIfPresent,
-                                   encode: { value, key, flag in "try encoder.encode(\(value), forKey: \(key), mutable: \(flag))" },
-                                   companion: Self.mutableCompanion("NSMutableString", mostlyMutable: mostlyMutable))
-        }
-        return mapping
-    }
-
-    func dataMapping(_ kinds: [ArchiveSchema.ValueKind]) -> FieldMapping {
-        let names = kinds.map { $0 == .data ? "NSData" : "NSMutableData" }
-        var counts: [String: Int] = [:]
-        for name in names { counts[name, default: 0] += 1 }
-        var mapping = objectMapping("Data")
-        switch Self.mutability(names, counts: counts, mutableName: "NSMutableData") {
-        case .immutable: break
-        case .mutable:
-            mapping = FieldMapping(type: "Data", decode: mapping.decode, decodeIfPresent: mapping.decodeIfPresent,
-                                   encode: { value, key, _ in "try encoder.encode(ArchiveValue.data([UInt8](\(value)), mutable: true), forKey: \(key))" })
-        case .mixed(let mostlyMutable):
-            mapping = FieldMapping(type: "Data", decode: mapping.decode, decodeIfPresent: mapping.decodeIfPresent,
-                                   encode: { value, key, flag in "try encoder.encode(ArchiveValue.data([UInt8](\(value)), mutable: \(flag)), forKey: \(key))" },
-                                   companion: Self.mutableCompanion("NSMutableData", mostlyMutable: mostlyMutable))
+            mapping = FieldMapping(type: type, decode: mapping.decode, decodeIfPresent: mapping.decodeIfPresent,
+                                   encode: encode, companion: Self.mutableCompanion(mutableName, mostlyMutable: mostlyMutable))
         }
         return mapping
     }
@@ -740,10 +723,11 @@ struct SwiftSourceWriter {
             let absent = key.presentCount < type.familyInstanceCount
             let null = key.kinds.counts[.null] != nil
             var isBack = key.isBackReference
-            if isBack, !mapping.canBeDeferred || key.userKey == nil {
-                // Put-off decoding reads objects under a user key only: such a field is read at once.
+            if isBack, !mapping.canBeDeferred || (key.userKey == nil && SwiftSourceWriter.unkeyedIndex(key.storedKey) == nil) {
+                // Put-off decoding reads objects under a user key or at an unkeyed position only:
+                // such a field is read at once.
                 isBack = false
-                mapping.reason = (mapping.reason.map { $0 + "; " } ?? "") + "closes a cycle, but is read at once (decoding it later takes an object type under a user key)"
+                mapping.reason = (mapping.reason.map { $0 + "; " } ?? "") + "closes a cycle, but is read at once (decoding it later takes an object type)"
             }
             var name = Self.propertyName(for: key.storedKey)
             let base = name
@@ -756,7 +740,8 @@ struct SwiftSourceWriter {
             // something else holds; a key that is sometimes a forward reference may be the only
             // owner of its object, and a weak property would drop it.
             let references = key.kinds.kinds.filter { $0 != .null }.reduce(0) { $0 + (key.kinds.counts[$1] ?? 0) }
-            let isWeak = isBack && mapping.isModel && key.cycleCount >= references
+            // (An unkeyed one is strong: a conditional reference is written under a user key.)
+            let isWeak = isBack && mapping.isModel && key.cycleCount >= references && key.userKey != nil
             let optional = absent || null || isBack
             result.append(Property(key: key, name: name, mapping: mapping, isOptional: optional,
                                    tracksPresence: (absent && null) || (isBack && absent), isBackReference: isBack, isWeak: isWeak))
@@ -802,7 +787,15 @@ struct SwiftSourceWriter {
             line("/// \(facts)", 2)
             if let reason = property.mapping.reason { line("// Not more specific: \(Self.commentText(reason)).", 2) }
             if property.isBackReference {
-                line("// Closes a cycle (refers back to an object still being decoded): read once the whole graph is built\(property.isWeak ? ", held weakly" : "; strong, since it is not always a back-reference (a cycle of such objects is not freed)").", 2)
+                let holding: String
+                if property.isWeak {
+                    holding = ", held weakly"
+                } else if property.unkeyedIndex != nil {
+                    holding = "; strong, since a reference archived without a key is not written conditionally (a cycle of such objects is not freed)"
+                } else {
+                    holding = "; strong, since it is not always a back-reference (a cycle of such objects is not freed)"
+                }
+                line("// Closes a cycle (refers back to an object still being decoded): read once the whole graph is built\(holding).", 2)
             }
             line("\(access)\(property.isWeak ? "weak " : "")var \(property.name): \(property.declaredType)", 2)
             if let companion = property.mapping.companion {
@@ -823,7 +816,11 @@ struct SwiftSourceWriter {
         if parent != nil { line("try super.init(from: decoder)", 3) }
         for property in properties where property.isBackReference {
             if property.tracksPresence { line("\(property.name)IsStored = decoder.contains(\(Self.literal(property.userKey)))", 3) }
-            line("decoder.decode(\(property.mapping.type).self, forKey: \(Self.literal(property.userKey)), for: self) { object, value in object.\(property.name) = value }", 3)
+            if let index = property.unkeyedIndex {
+                line("decoder.decodeUnkeyed(\(property.mapping.type).self, at: \(index), for: self) { object, value in object.\(property.name) = value }", 3)
+            } else {
+                line("decoder.decode(\(property.mapping.type).self, forKey: \(Self.literal(property.userKey)), for: self) { object, value in object.\(property.name) = value }", 3)
+            }
         }
         line("}", 2)
         line()
@@ -883,25 +880,36 @@ struct SwiftSourceWriter {
         let mapping = property.mapping
         let stored = Self.literal(property.storedKey)
         if mapping.isInline {
-            let convert: String
-            switch mapping.type {
-            case "Int", "Int64", "UInt64": convert = "\(mapping.type)(exactly: $0.\(mapping.type == "Int" ? "intValue" : mapping.type == "Int64" ? "int64Value" : "uint64Value") ?? 0)"
-            case "Double": convert = "$0.doubleValue"
-            case "Float": convert = "$0.doubleValue.map(Float.init)"
-            case "Bool": convert = "$0.boolValue"
-            default: convert = "$0"
+            if mapping.type == "PropertyListValue" {
+                line("\(property.name) = \(property.isOptional ? mapping.decodeIfPresent(stored) : mapping.decode(stored))", 3)
+                return
             }
-            let read = "decoder.rawValue(forStoredKey: \(stored)).flatMap { \(mapping.type == "PropertyListValue" ? "$0" : "ArchiveValue(propertyList: $0).flatMap { \(convert) }") }"
+            // Read as an ArchiveValue (inline or referenced), then as the property's type.
+            let accessor: String
+            switch mapping.type {
+            case "Int": accessor = "intValue"
+            case "Int64": accessor = "int64Value"
+            case "UInt64": accessor = "uint64Value"
+            case "Double": accessor = "doubleValue"
+            case "Float": accessor = "doubleValue.map(Float.init)"
+            case "Bool": accessor = "boolValue"
+            default: accessor = "dataValue"
+            }
+            let read = "try decoder.decodeUnkeyed(ArchiveValue.self, at: \(index)).\(accessor)"
+            // The key is `$` and digits (unkeyedIndex), safe inside the literal as it is.
+            let fault = "{ throw ArchiveError(.typeMismatch, \"the value archived without a key at \(property.storedKey) is not \(mapping.type)\", keyPath: decoder.keyPath) }()"
             if property.isOptional {
-                line("\(property.name) = \(read)", 3)
+                line("\(property.name) = decoder.rawValue(forStoredKey: \(stored)) == nil ? nil : \(read)", 3)
             } else {
-                line("\(property.name) = try \(read) ?? { throw ArchiveError(.valueNotFound, \"no \(mapping.type) under \\(\(stored))\", keyPath: decoder.keyPath) }()", 3)
+                line("\(property.name) = \(read) ?? \(fault)", 3)
             }
             return
         }
         let type = mapping.type
         if property.isOptional {
-            line("\(property.name) = decoder.rawValue(forStoredKey: \(stored)).map { if case .uid(let uid) = $0, uid.value != 0 { return true } else { return false } } == true ? try decoder.decodeUnkeyed(\(type).self, at: \(index)) : nil", 3)
+            line("\(property.name) = try decoder.rawValue(forStoredKey: \(stored)).flatMap { stored -> \(type)? in", 3)
+            line("if case .uid(let uid) = stored, uid.value != 0 { return try decoder.decodeUnkeyed(\(type).self, at: \(index)) } else { return nil }", 4)
+            line("}", 3)
         } else {
             line("\(property.name) = try decoder.decodeUnkeyed(\(type).self, at: \(index))", 3)
         }

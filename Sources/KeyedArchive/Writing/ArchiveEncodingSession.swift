@@ -72,6 +72,12 @@ final class ArchiveEncodingSession {
         /// same class first: how an unchanged value gets the chain its source object had
         /// (``ArchiveIdentityTable``).
         var chainOverride: [String]?
+        /// The chain each object that took an override is written with, by UID, until its
+        /// class is written (after its fields).
+        var chainOverrides: [Int: [String]] = [:]
+        /// ``ArchiveEncodingSession/identities``, here so that reading it takes no exclusivity check.
+        var identities: ArchiveIdentityTable?
+        var sharedReferences: [Int: ArchiveReference] = [:]
     }
     private let state: UnsafeMutablePointer<State>
 
@@ -103,8 +109,25 @@ final class ArchiveEncodingSession {
 
     /// The values a decode noted (``KeyedArchiver/identities``), and the object written for
     /// each archived object they came from.
-    var identities: ArchiveIdentityTable?
-    var sharedReferences: [Int: ArchiveReference] = [:]
+    var identities: ArchiveIdentityTable? {
+        get { state.pointee.identities }
+        set { state.pointee.identities = newValue }
+    }
+    var sharedReferences: [Int: ArchiveReference] {
+        get { state.pointee.sharedReferences }
+        _modify { yield &state.pointee.sharedReferences }
+    }
+
+    /// Takes the pending chain override for the object `uid`, about to be written with `chain`:
+    /// it is kept for the object when it names the same class first. Taken before the object's
+    /// fields are encoded, so that none of their objects takes it.
+    private func takeChainOverride(uid: Int, chain: [String]) {
+        guard let override = state.pointee.chainOverride else { return }
+        state.pointee.chainOverride = nil
+        if let first = override.first, let own = chain.first, first.isExactlyEqual(to: own) {
+            state.pointee.chainOverrides[uid] = override
+        }
+    }
 
     /// Runs `encode` with `chain` as the `$classes` of the first object it writes (when that
     /// object names the same class first).
@@ -386,12 +409,8 @@ final class ArchiveEncodingSession {
         if !identityIsNew, let identity, let known = state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))
         }
-        var chain = chain
-        if let override = state.pointee.chainOverride {
-            state.pointee.chainOverride = nil
-            if let first = override.first, let own = chain.first, first.isExactlyEqual(to: own) { chain = override }
-        }
         let uid = state.pointee.table.entries.count
+        if state.pointee.chainOverride != nil { takeChainOverride(uid: uid, chain: chain) }
         state.pointee.table.entries.append(.reserved)
         if let identity {
             state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] = uid
@@ -418,8 +437,12 @@ final class ArchiveEncodingSession {
         state.pointee.activeOwner = state.pointee.frames[state.pointee.activeFrame].uid
         var classUID = typePosition >= 0 ? state.pointee.modelTypes[typePosition].classUID : -1
         if classUID < 0 {
-            classUID = self.classUID(chain: chain)
-            if typePosition >= 0 { state.pointee.modelTypes[typePosition].classUID = classUID }
+            if !state.pointee.chainOverrides.isEmpty, let override = state.pointee.chainOverrides.removeValue(forKey: uid) {
+                classUID = self.classUID(chain: override)
+            } else {
+                classUID = self.classUID(chain: chain)
+                if typePosition >= 0 { state.pointee.modelTypes[typePosition].classUID = classUID }
+            }
         }
         let fields = moveOpenFields(from: finished.firstField)
         state.pointee.table.entries[uid] = .instance(classUID: classUID, fields: fields)
