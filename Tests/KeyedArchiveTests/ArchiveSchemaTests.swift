@@ -239,6 +239,8 @@ for path in sys.argv[1:]:
         #expect(source.contains("try encoder.encode(self.tags, forKey: \"tags\", classes: [\"NSMutableSet\", \"NSSet\", \"NSObject\"])"))
         #expect(source.contains("members = try decoder.decodeSetElements(Leaf.self, forKey: \"members\")"))
         #expect(source.contains("try encoder.encode(self.title, forKey: \"title\", mutable: self.titleIsMutable)"))
+        // Each object says which class it was: a plain string (no class) is not mutable.
+        #expect(source.contains("titleIsMutable = try decoder.archivedClassName(forKey: \"title\") == \"NSMutableString\""))
         // The comment says what the values are: strings and objects, not "plain values".
         #expect(source.contains("// Not more specific: strings and objects of Leaf, Other: no one Swift type holds them all."))
     }

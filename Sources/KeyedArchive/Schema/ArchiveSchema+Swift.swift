@@ -43,10 +43,6 @@ struct FieldMapping {
     var canBeDeferred = true
     /// Whether it is a model class (a back-reference to it may be held weakly).
     var isModel = false
-    /// Whether it is ``ArchiveValue`` or a collection of it: the opaque case, counted in Docs/Schema.md.
-    var isOpaque = false
-    /// Whether it is ``ArchiveGenericObject``: objects of a class the package has no mapping for.
-    var isKeptAsStored = false
     /// A flag property beside it that keeps how each object stored its value.
     var companion: Companion?
     /// Why it is not more specific, for a comment.
@@ -373,7 +369,6 @@ struct SwiftSourceWriter {
         if distinct == ["NSIndexSet", "NSMutableIndexSet"] { return objectMapping("ArchiveIndexSet") }
         if names.allSatisfy(isUnmappedFoundation) {
             var mapping = objectMapping("ArchiveGenericObject")
-            mapping.isKeptAsStored = true
             mapping.reason = "\(distinct.sorted().joined(separator: ", ")): no Swift type of the package maps \(distinct.count == 1 ? "it" : "them"); kept as stored"
             return mapping
         }
@@ -397,7 +392,6 @@ struct SwiftSourceWriter {
 
     func opaqueValue(reason: String) -> FieldMapping {
         var mapping = objectMapping("ArchiveValue")
-        mapping.isOpaque = true
         mapping.reason = reason
         return mapping
     }
@@ -412,7 +406,7 @@ struct SwiftSourceWriter {
                                encode: { value, key, flag in
                                    "if \(flag), let raw = \(value).propertyListValue { try encoder.encodeRaw(raw, forStoredKey: \(Self.literal(storedKey))) } else { \(encodeObject(value, key, flag)) }"
                                },
-                               canBeDeferred: false, isOpaque: true,
+                               canBeDeferred: false,
                                companion: .init(suffix: "IsInline", defaultValue: false,
                                                 documentation: "Whether the value is stored inline in the object (the archives store it inline in some objects and as an object in others).",
                                                 decode: { _, stored, flag in "if let stored = decoder.rawValue(forStoredKey: \(stored)) { \(flag) = !{ if case .uid = stored { return true } else { return false } }() }" }),
@@ -484,7 +478,7 @@ struct SwiftSourceWriter {
     static func mutableCompanion(_ className: String, mostlyMutable: Bool) -> FieldMapping.Companion {
         .init(suffix: "IsMutable", defaultValue: mostlyMutable,
               documentation: "Whether the value is archived as `\(className)` (the archives store both classes under this key).",
-              decode: { key, _, flag in "if let className = try decoder.archivedClassName(forKey: \(key)) { \(flag) = className == \(literal(className)) }" })
+              decode: { key, _, flag in "\(flag) = try decoder.archivedClassName(forKey: \(key)) == \(literal(className))" })
     }
 
     /// Strings or data, of the plain (or immutable) class and the mutable one: written as the
@@ -563,7 +557,7 @@ struct SwiftSourceWriter {
             let type = "[\(elementType)]"
             return FieldMapping(type: type, decode: { "try decoder.decode(\(type).self, forKey: \($0))" },
                                 decodeIfPresent: { "try decoder.decodeIfPresent(\(type).self, forKey: \($0))" },
-                                encode: encodeWithClasses(defaultChain: ArchiveArray.arrayClasses), isOpaque: opaque, companion: companion, reason: reason)
+                                encode: encodeWithClasses(defaultChain: ArchiveArray.arrayClasses), companion: companion, reason: reason)
         case "NSSet":
             if let element, element.isHashableAndComparable {
                 let type = "Set<\(element.type)>"
@@ -581,7 +575,7 @@ struct SwiftSourceWriter {
                                     let chain = { if case .mutable = mutability { return mutableChain } else { return immutableChain } }()
                                     return "try encoder.encode(\(value), forKey: \(key), classes: [\(chain.map(Self.literal).joined(separator: ", "))])"
                                 },
-                                canBeDeferred: false, isOpaque: opaque, companion: companion,
+                                canBeDeferred: false, companion: companion,
                                 reason: reason ?? "an NSSet of elements a Swift Set cannot hold or order: an array in stored order")
         case "NSOrderedSet":
             guard let element, element.isHashableAndComparable || element.isModel, companion == nil else { return nil }
@@ -594,7 +588,7 @@ struct SwiftSourceWriter {
             let type = "[String: \(elementType)]"
             return FieldMapping(type: type, decode: { "try decoder.decode(\(type).self, forKey: \($0))" },
                                 decodeIfPresent: { "try decoder.decodeIfPresent(\(type).self, forKey: \($0))" },
-                                encode: encodeWithClasses(defaultChain: ArchiveDictionary.dictionaryClasses), isOpaque: opaque, companion: companion, reason: reason)
+                                encode: encodeWithClasses(defaultChain: ArchiveDictionary.dictionaryClasses), companion: companion, reason: reason)
         }
     }
 
