@@ -89,7 +89,8 @@ extension ArchiveGenericObject: ArchiveObjectDecodable {
     ///
     /// One decode makes one `ArchiveGenericObject` per archived object, whichever reference
     /// reaches it, so a shared object stays one and an `NSMutableArray` that contains itself
-    /// contains itself again (a cycle of holders is not freed while the graph lives). The walk
+    /// contains itself again — and, like any cycle of class instances, is never freed: clear a
+    /// field of one of them to break it. The walk
     /// keeps a work list of its own (no recursion); objects nest at most
     /// ``ArchiveReadingOptions/maximumDepth`` deep along the walk, every reference counts against
     /// ``ArchiveReadingOptions/maximumVisitCount`` and every field against
