@@ -1,23 +1,24 @@
 import KeyedArchive
 import PropertyList
 
-/// `keyedarchive schema FILE... [--json | --swift [--name N]]`: the classes of one or many
-/// archives inferred from what they store (Docs/Schema.md), as a readable report, as the schema
-/// file (JSON, Docs/Compatibility.md), or as Swift models that decode those archives. Schema
-/// files among the inputs are merged in: a contract grows as fixtures are added.
+/// `keyedarchive schema FILE... [--json | --swift [--name N] [--public]]`: the classes of one or
+/// many archives inferred from what they store (Docs/Schema.md), as a readable report, as the
+/// schema file (JSON, Docs/Compatibility.md), or as Swift models that decode those archives.
+/// Schema files among the inputs are merged in: a contract grows as fixtures are added.
 struct SchemaCommand: ToolCommand {
     static let name = "schema"
-    static let synopsis = "schema FILE... [--json | --swift [--name N]]  infer the classes of archives (and merge schema files);\n" +
-        "                        --json writes the schema file, --swift models"
+    static let synopsis = "schema FILE... [--json | --swift [--name N] [--public]]  infer the classes of archives (and merge schema files);\n" +
+        "                        --json writes the schema file, --swift models (--public: for a library target)"
 
     enum Output { case text, json, swift }
 
     var paths: [String]
     var output: Output
     var namespace: String
+    var isPublic: Bool
 
     init(arguments: [String]) throws(UsageError) {
-        let parsed = try ParsedArguments(arguments, valued: ["--name"], flags: ["--json", "--swift"])
+        let parsed = try ParsedArguments(arguments, valued: ["--name"], flags: ["--json", "--swift", "--public"])
         guard !parsed.positionals.isEmpty else {
             throw UsageError(message: "expected one or more FILEs (or - for standard input)")
         }
@@ -25,6 +26,8 @@ struct SchemaCommand: ToolCommand {
             throw UsageError(message: "--json and --swift exclude each other")
         }
         output = parsed.flags.contains("--swift") ? .swift : parsed.flags.contains("--json") ? .json : .text
+        isPublic = parsed.flags.contains("--public")
+        if isPublic, output != .swift { throw UsageError(message: "--public is for --swift") }
         if let name = parsed.options["--name"] {
             guard output == .swift else { throw UsageError(message: "--name is for --swift") }
             guard ArchiveSchema.isValidTypeName(name) else {
@@ -73,7 +76,7 @@ struct SchemaCommand: ToolCommand {
         switch output {
         case .text: writeStandardOutput(Array(schema.textDescription.utf8))
         case .json: writeStandardOutput(Array(schema.jsonDescription.utf8))
-        case .swift: writeStandardOutput(Array(schema.swiftSource(name: namespace).utf8))
+        case .swift: writeStandardOutput(Array(schema.swiftSource(name: namespace, public: isPublic).utf8))
         }
         return ExitStatus.success
     }

@@ -187,24 +187,28 @@ extension DiffCommand {
 extension SchemaCommand {
     static var help: String {
         """
-        usage: keyedarchive schema FILE... [--json | --swift [--name N]]
+        usage: keyedarchive schema FILE... [--json | --swift [--name N] [--public]]
 
         Infers the classes of one or many archives from what they store: each class with its
         superclass chain, its fields with their kinds, how often each is present, and which
-        fields hold collections of which classes (Docs/Schema.md). With --swift, writes Swift
+        fields hold collections of which classes (Docs/Schema.md). With --json, writes the
+        schema file a team commits as its compatibility contract (Docs/Compatibility.md); schema
+        files given as inputs are merged in, their counts added. With --swift, writes Swift
         models (KeyedArchivable types and a registry) that decode those archives.
 
         arguments:
-          FILE...       archives: binary or XML property lists or their canonical JSON;
-                        - (once) for standard input
+          FILE...       archives: binary or XML property lists or their canonical JSON, and
+                        schema files (schema --json); - (once) for standard input
         options:
-          --json        the schema as JSON
+          --json        the schema file (JSON, one key a line, the same bytes on every run)
           --swift       Swift source of models for the classes found
           --name N      with --swift: the enum the models are nested in (default ArchiveSchema)
+          --public      with --swift: public models, initialisers and registry, for a library target
 
         examples:
           keyedarchive schema Fixtures/fleet.plist
-          keyedarchive schema app-v1.plist app-v2.plist --swift --name AppModels > Models.swift
+          keyedarchive schema Fixtures/compat/story/v1 --json > v1.schema.json
+          keyedarchive schema app-v1.plist app-v2.plist --swift --public --name AppModels > Models.swift
 
         """
     }

@@ -6,30 +6,8 @@ import Testing
 /// `ArchiveDiff` on hand-made archives — property lists built here object by object, so what
 /// differs is known by construction, not taken from our writer — on Foundation's
 /// `NSKeyedArchiver` output, and on Apple's fixtures against our faithful rewrites.
-@Suite struct ArchiveDiffTests {
+@Suite struct ArchiveDiffTests: HandBuiltArchives {
     // MARK: Building archives by hand
-
-    static func uid(_ value: Int) -> PropertyListValue { .uid(PropertyListUID(UInt64(value))) }
-
-    static func classDictionary(_ chain: [String]) -> PropertyListValue {
-        .dictionary(PropertyListDictionary(entries: [
-            .init(key: "$classname", value: .string(chain[0])),
-            .init(key: "$classes", value: .array(chain.map { .string($0) })),
-        ]))
-    }
-
-    static func instance(_ classUID: Int, _ fields: [(String, PropertyListValue)]) -> PropertyListValue {
-        .dictionary(PropertyListDictionary(entries: fields.map { .init(key: $0.0, value: $0.1) } + [.init(key: "$class", value: uid(classUID))]))
-    }
-
-    static func archive(_ objects: [PropertyListValue], top: [(String, PropertyListValue)] = [("root", uid(1))]) -> PropertyListValue {
-        .dictionary(PropertyListDictionary(entries: [
-            .init(key: "$version", value: 100_000),
-            .init(key: "$archiver", value: "NSKeyedArchiver"),
-            .init(key: "$top", value: .dictionary(PropertyListDictionary(entries: top.map { .init(key: $0.0, value: $0.1) }))),
-            .init(key: "$objects", value: .array(["$null"] + objects)),
-        ]))
-    }
 
     static func graph(_ plist: PropertyListValue) throws -> ArchiveGraph { try ArchiveGraph(propertyList: plist) }
 
@@ -254,6 +232,86 @@ import Testing
         }
         #expect(try Self.diff(set(["a", "b", 3]), set([3, "b", "a"])) == [])
         #expect(try Self.diff(set(["a", "b"]), set(["b", "c"])) == [#"root[0]: only in A: set element "a""#, #"root[1]: only in B: set element "c""#])
+    }
+
+    /// The compiled-nib case (`NSVisibleWindows`): an `NSMutableSet` holding a window template
+    /// whose fields hold an `NSDictionary` and an `NSSet`, written by another program with the
+    /// dictionary's keys, the inner set's elements and the outer set's elements in another
+    /// order, and with an icon object that one side shares (the window's and the dictionary's)
+    /// and the other stores twice. The set elements are still matched (a fingerprint is
+    /// independent of dictionary key order, set order and sharing); a changed value deep
+    /// inside makes the element another one.
+    @Test func setElementsMatchWhateverOrderTheirDictionariesAndSetsHaveInside() throws {
+        func nib(reversed: Bool, title: String = "Main", shareIcon: Bool = true) -> PropertyListValue {
+            // 1 the outer set, 3 the window, 5 the dictionary, 7 the inner set, 9 a panel,
+            // 10 the icon, 11 its copy; even numbers are class dictionaries.
+            var objects: [PropertyListValue] = Array(repeating: "", count: 12)
+            func string(_ text: String) -> PropertyListValue {
+                objects.append(.string(text))
+                return Self.uid(objects.count)
+            }
+            let keys = ["NSWindowTitle", "NSWindowClass", "NSIcon"].map(string)
+            let icon = Self.uid(10), copy = Self.uid(shareIcon ? 10 : 11)
+            let values = [string(title), string("NSWindow"), copy]
+            let order = reversed ? [2, 0, 1] : [0, 1, 2]
+            let tags = ["a", "b", "c"].map(string)
+            let iconName = string("NSApplicationIcon")
+            objects[0] = Self.instance(2, [("NS.objects", .array(reversed ? [Self.uid(9), Self.uid(3)] : [Self.uid(3), Self.uid(9)]))])
+            objects[1] = Self.classDictionary(["NSMutableSet", "NSSet", "NSObject"])
+            objects[2] = Self.instance(4, [("NSWindowStyleMask", 15), ("NSViewControllerInfo", Self.uid(5)), ("NSTags", Self.uid(7)), ("NSIcon", icon)])
+            objects[3] = Self.classDictionary(["NSWindowTemplate", "NSObject"])
+            objects[4] = Self.instance(6, [("NS.keys", .array(order.map { keys[$0] })), ("NS.objects", .array(order.map { values[$0] }))])
+            objects[5] = Self.classDictionary(["NSDictionary", "NSObject"])
+            objects[6] = Self.instance(8, [("NS.objects", .array(reversed ? tags.reversed() : tags))])
+            objects[7] = Self.classDictionary(["NSSet", "NSObject"])
+            objects[8] = Self.instance(4, [("NSWindowStyleMask", 1), ("NSTags", Self.uid(7))])
+            objects[9] = Self.instance(12, [("NSResourceName", iconName)])
+            objects[10] = Self.instance(12, [("NSResourceName", iconName)])
+            objects[11] = Self.classDictionary(["NSCustomResource", "NSObject"])
+            return Self.archive(objects)
+        }
+        // Only the icon's sharing differs, and only the strict comparison says so.
+        #expect(try Self.diff(nib(reversed: false), nib(reversed: true), valuesOnly: true) == [])
+        #expect(try Self.diff(nib(reversed: false), nib(reversed: true, shareIcon: false), valuesOnly: true) == [])
+        #expect(try Self.diff(nib(reversed: false), nib(reversed: true)) == [])
+        let strict = try Self.diff(nib(reversed: false), nib(reversed: true, shareIcon: false))
+        #expect(strict.count == 1 && strict[0].contains("sharing changed"), "\(strict)")
+        // A changed title is another element: the set says which is only in A and only in B.
+        let changed = try Self.diff(nib(reversed: false), nib(reversed: true, title: "Other"), valuesOnly: true)
+        #expect(changed == ["root[0]: only in A: set element NSWindowTemplate object", "root[1]: only in B: set element NSWindowTemplate object"], "\(changed)")
+
+        // The fingerprints themselves: equal across the orders, and different for the change.
+        let a = DiffSide(graph: try Self.graph(nib(reversed: false)))
+        let b = DiffSide(graph: try Self.graph(nib(reversed: true, shareIcon: false)))
+        let c = DiffSide(graph: try Self.graph(nib(reversed: true, title: "Other")))
+        #expect(a.fingerprint(Self.uid(1)) == b.fingerprint(Self.uid(1)))
+        #expect(a.fingerprint(Self.uid(3)) == b.fingerprint(Self.uid(3)))
+        #expect(a.fingerprint(Self.uid(3)) != c.fingerprint(Self.uid(3)))
+        #expect(!a.fingerprint(Self.uid(1)).contains("…"))
+    }
+
+    /// Fingerprints stay within their budget and stay canonical when cut: a set of 600
+    /// elements (more than the steps) is written by its count, and a wide dictionary inside a
+    /// set element gives each entry the same share in either order.
+    @Test func fingerprintsAreBoundedAndCanonicalWhenCut() throws {
+        func wide(_ count: Int, reversed: Bool) throws -> DiffSide {
+            var objects: [PropertyListValue] = ["", Self.classDictionary(["NSDictionary", "NSObject"])]
+            var keys: [PropertyListValue] = [], values: [PropertyListValue] = []
+            for index in 0..<count {
+                objects.append(.string("key\(index)")); keys.append(Self.uid(objects.count))
+                objects.append(.string(String(repeating: "v", count: index))); values.append(Self.uid(objects.count))
+            }
+            if reversed { keys.reverse(); values.reverse() }
+            objects[0] = Self.instance(2, [("NS.keys", .array(keys)), ("NS.objects", .array(values))])
+            return DiffSide(graph: try Self.graph(Self.archive(objects)))
+        }
+        for count in [10, 300, 600] {
+            let forward = try wide(count, reversed: false).fingerprint(Self.uid(1))
+            #expect(forward == (try wide(count, reversed: true).fingerprint(Self.uid(1))), "\(count)")
+            // 10 entries fit whole; 300 get one step each, so each is cut.
+            #expect(forward.contains("…") == (count > 10), "\(count)")
+        }
+        #expect(try wide(600, reversed: false).fingerprint(Self.uid(1)).hasPrefix("NSDictionary(600…"))
     }
 
     @Test func plainPropertyListsCompareByPath() {

@@ -144,6 +144,107 @@ for path in sys.argv[1:]:
         #expect(ArchiveSchema.isValidTypeName("Fleet") && !ArchiveSchema.isValidTypeName("1x") && !ArchiveSchema.isValidTypeName("a-b"))
     }
 
+    /// Property names as Swift's API guidelines write them, from keys as archives spell them.
+    @Test func propertyNamesFollowTheAPIGuidelines() {
+        let expected: [(String, String)] = [
+            ("NSFrameSize", "nsFrameSize"), ("NSRGB", "nsRGB"), ("NSvScroller", "nsVScroller"), ("NS.objects", "nsObjects"),
+            ("URL", "url"), ("$$name", "name"), ("$0", "unkeyed0"), ("$12", "unkeyed12"), ("NSIBObjectData", "nsIBObjectData"),
+            ("XDPMEntity", "xdPMEntity"), ("IDEWorkspaceTabController", "ideWorkspaceTabController"), ("documentURL", "documentURL"),
+            ("NS.object.0", "nsObject0"), ("_P", "p"), ("default", "default_"), ("3D", "_3D"), ("NSTextColor", "nsTextColor"),
+            ("NSCellFlags2", "nsCellFlags2"), ("NSMaxSize", "nsMaxSize"), ("UIOriginalClassName", "uiOriginalClassName"),
+        ]
+        for (key, name) in expected {
+            #expect(SwiftSourceWriter.propertyName(for: key) == name, "\(key)")
+        }
+    }
+
+    /// The fleet's file holds its models, the registry and the round trip, and no type of its
+    /// own besides; with `public`, everything a library exports is public, initializers included.
+    @Test func theFleetsFileHoldsOnlyItsModels() throws {
+        let schema = try ArchiveSchema(archives: [try Self.fleet()])
+        let source = schema.swiftSource(name: "Fleet")
+        let declarations = source.split(separator: "\n").filter { $0.contains("class ") || $0.contains("struct ") || $0.contains("enum ") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix("//") }
+        #expect(declarations == ["enum Fleet {", "class NSObject: KeyedArchivable, Hashable {", "final class Pilot: NSObject {",
+                                 "class Airplane: NSObject {", "final class PoweredAirplane: Airplane {", "final class Glider: Airplane {"], "\(declarations)")
+        #expect(source.contains("try KeyedArchiver.roundTrip(bytes, registry: registry)"))
+        #expect(source.contains("""
+                    init(
+                        owner: Pilot? = nil,
+                        registrationNumber: String,
+                        model: String,
+                        airframeHours: Int,
+                        aerotowLaunchCount: Int,
+                        winchLaunchCount: Int
+                    ) {
+                        self.aerotowLaunchCount = aerotowLaunchCount
+                        self.winchLaunchCount = winchLaunchCount
+                        super.init(owner: owner, registrationNumber: registrationNumber, model: model, airframeHours: airframeHours)
+                    }
+            """))
+        #expect(!source.contains("public "))
+        let published = schema.swiftSource(name: "Fleet", public: true)
+        #expect(published.contains("public enum Fleet {") && published.contains("public static var registry: ArchiveRegistry {"))
+        #expect(published.contains("public static func roundTrip(_ bytes: [UInt8]) throws -> [UInt8] {"))
+        #expect(published.contains("public final class Glider: Airplane {") && published.contains("public var winchLaunchCount: Int"))
+        #expect(published.contains("public init(\n            owner: Pilot? = nil,\n            registrationNumber: String,"))
+        #expect(published.contains("public required init(from decoder: KeyedArchiveDecoder) throws {"))
+    }
+
+    /// What each kind of stored value becomes: archives built object by object (generic
+    /// objects, so the kinds are known by construction), and the declarations generated.
+    @Test func storedKindsBecomeThePackagesTypes() throws {
+        func object(_ classes: [String], _ fields: [(String, ArchiveGenericObject.Field)]) -> ArchiveGenericObject {
+            ArchiveGenericObject(classes: classes, fields: fields.map { (key: $0.0, value: $0.1) })
+        }
+        func set(_ elements: [any ArchiveObjectEncodable], mutable: Bool) -> ArchiveGenericObject {
+            object(mutable ? ArchiveArray.mutableSetClasses : ArchiveArray.setClasses, [("NS.objects", .objects(elements))])
+        }
+        let leaf = object(["Leaf", "NSObject"], [])
+        let other = object(["Other", "NSObject"], [])
+        let mutableTitle = object(["NSMutableString", "NSString", "NSObject"], [("NS.string", .inline("b"))])
+        let counted = object(["NSCountedSet", "NSMutableSet", "NSSet", "NSObject"], [("NS.objects", .objects([]))])
+        func item(flag: Bool, title: any ArchiveObjectEncodable, mixed: any ArchiveObjectEncodable, big: Int64) -> ArchiveGenericObject {
+            object(["Item", "NSObject"], [
+                ("small", .inline(.integer(PropertyListInteger(Int64(3))))),
+                ("big", .inline(.integer(PropertyListInteger(big)))),
+                ("flag", .inline(.bool(flag))),
+                ("unsigned", .inline(.integer(PropertyListInteger(UInt64.max)))),
+                ("tags", .object(set(["a", "b"], mutable: true))),
+                ("members", .object(set([leaf], mutable: false))),
+                ("path", .object(IndexPath(indexes: [1, 2]))),
+                ("indexes", .object(ArchiveIndexSet(integers: [1, 2, 5], archivesAsMutable: true))),
+                ("frame", .object(ArchiveSpecialValue.rect(ArchiveRect(x: 0, y: 0, width: 10, height: 5)))),
+                ("title", .object(title)),
+                ("either", .object(mixed)),
+                ("counted", .object(counted)),
+            ])
+        }
+        let items: [any ArchiveObjectEncodable] = [
+            item(flag: true, title: "a", mixed: leaf, big: 1 << 40),
+            item(flag: false, title: mutableTitle, mixed: other, big: 7),
+            item(flag: false, title: "c", mixed: "text", big: 8),
+        ]
+        let archiver = KeyedArchiver(registry: ArchiveRegistry())
+        try archiver.encode(items, forKey: "root")
+        let source = try ArchiveSchema(archives: [try archiver.finish()]).swiftSource(name: "Kinds")
+        for declaration in [
+            "var small: Int", "var big: Int64", "var flag: Bool", "var unsigned: UInt64", "var tags: Set<String>",
+            "var members: [Leaf]", "var path: IndexPath", "var indexes: ArchiveIndexSet", "var frame: ArchiveSpecialValue",
+            "var title: String", "var titleIsMutable = false", "var either: ArchiveValue", "var counted: ArchiveGenericObject",
+        ] {
+            #expect(source.contains("        \(declaration)\n"), "\(declaration)")
+        }
+        #expect(source.contains("tags = try decoder.decode(Set<String>.self, forKey: \"tags\")"))
+        #expect(source.contains("try encoder.encode(self.tags, forKey: \"tags\", classes: [\"NSMutableSet\", \"NSSet\", \"NSObject\"])"))
+        #expect(source.contains("members = try decoder.decodeSetElements(Leaf.self, forKey: \"members\")"))
+        #expect(source.contains("try encoder.encode(self.title, forKey: \"title\", mutable: self.titleIsMutable)"))
+        // Each object says which class it was: a plain string (no class) is not mutable.
+        #expect(source.contains("titleIsMutable = try decoder.archivedClassName(forKey: \"title\") == \"NSMutableString\""))
+        // The comment says what the values are: strings and objects, not "plain values".
+        #expect(source.contains("// Not more specific: strings and objects of Leaf, Other: no one Swift type holds them all."))
+    }
+
     /// The one quoter behind JSON strings and Swift literals: what Foundation's JSON reader reads
     /// back is the text itself, and the invisible scalars are spelled as escapes in both.
     @Test func quotedTextReadsBackAndShowsInvisibleScalars() throws {

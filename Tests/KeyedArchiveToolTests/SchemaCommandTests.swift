@@ -61,8 +61,12 @@ import Testing
         let run = try ToolEndToEndTests.run(["schema", Self.fleet, "--swift", "--name", "Fleet"])
         #expect(run.status == 0, "\(run.error)")
         let source = String(decoding: run.output, as: UTF8.self)
-        #expect(source.contains("enum Fleet {"))
+        #expect(source.contains("enum Fleet {") && !source.contains("public "))
         #expect(source.contains("static func roundTrip(_ bytes: [UInt8]) throws -> [UInt8]"))
+        let published = try ToolEndToEndTests.run(["schema", Self.fleet, "--swift", "--public", "--name", "Fleet"])
+        #expect(published.status == 0, "\(published.error)")
+        let publicSource = String(decoding: published.output, as: UTF8.self)
+        #expect(publicSource.contains("public enum Fleet {") && publicSource.contains("public final class Pilot: NSObject {"))
     }
 
     /// Every Apple archive at once (one schema of the whole corpus), in all three outputs.
@@ -92,6 +96,8 @@ import Testing
         #expect(badName.error.contains("not a Swift type name"))
         let both = try ToolEndToEndTests.run(["schema", Self.fleet, "--swift", "--json"])
         #expect(both.status == 2)
+        let publicReport = try ToolEndToEndTests.run(["schema", Self.fleet, "--public"])
+        #expect(publicReport.status == 2 && publicReport.error.contains("--public is for --swift"))
         let notArchive = try ToolEndToEndTests.run(["schema", "-"], input: Data("<plist><string>x</string></plist>".utf8))
         #expect(notArchive.status == 1)
         #expect(notArchive.error.split(separator: "\n").count == 1)

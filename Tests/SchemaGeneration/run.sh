@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Generates Swift models with `keyedarchive schema --swift` for archives, builds them in a
-# throwaway package (outside the repository) that depends on this one by path, and checks that
-# every archive decodes with its models and round-trips to the same values and class names,
-# compared through the generic view (Runner/main.swift). Docs/Schema.md.
+# Generates Swift models with `keyedarchive schema --swift --public` for archives, builds them
+# as a library target (`Models`) of a throwaway package (outside the repository) that depends
+# on this one by path, used from another target (`Run`), and checks that every archive decodes
+# with its models and round-trips to the same values and class names, compared through the
+# generic view, and with `keyedarchive diff`: values, then sharing (Runner/main.swift).
+# The fleet is also generated without --public into `Run` itself. Docs/Schema.md.
 #
 #   Tests/SchemaGeneration/run.sh            the CI set: the bundled fleet and 13 Apple-made archives
 #   Tests/SchemaGeneration/run.sh --all      every archive of ../shared/fixtures/apple and Fixtures/
@@ -33,8 +35,13 @@ CI_SET=(
 )
 
 files=()
+# Strict diff (sharing compared) must find every round trip of the CI set equal, and at least
+# 90 % of all of them with --all (Docs/Schema.md says which are not, and why); a list of files
+# given is only reported.
+strict_percent=""
 if [ "${1:-}" = "--all" ]; then
-  files+=("$ROOT/Fixtures/fleet.plist" "$ROOT/Fixtures/fleet.xml")
+  strict_percent=90
+  files+=("$ROOT/Fixtures/fleet.plist" "$ROOT/Fixtures/fleet.xml" "$ROOT/Fixtures/schema/unkeyed-drawing.plist")
   if [ -f "$CORPUS/MANIFEST.tsv" ]; then
     while IFS=$'\t' read -r file _; do
       [ "$file" = "file" ] && continue
@@ -46,7 +53,8 @@ if [ "${1:-}" = "--all" ]; then
 elif [ $# -gt 0 ]; then
   files=("$@")
 else
-  files+=("$ROOT/Fixtures/fleet.plist" "$ROOT/Fixtures/fleet.xml")
+  strict_percent=100
+  files+=("$ROOT/Fixtures/fleet.plist" "$ROOT/Fixtures/fleet.xml" "$ROOT/Fixtures/schema/unkeyed-drawing.plist")
   if [ -f "$CORPUS/MANIFEST.tsv" ]; then
     for file in "${CI_SET[@]}"; do files+=("$CORPUS/$file"); done
   else
@@ -59,7 +67,7 @@ if [ ! -x "$TOOL" ]; then (cd "$ROOT" && swift build --product keyedarchive); fi
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/schema-generation.XXXXXX")"
 if [ -z "${KEEP_SCHEMA_WORK:-}" ]; then trap 'rm -rf "$WORK"' EXIT; else echo "work folder: $WORK"; fi
-mkdir -p "$WORK/Sources/Run"
+mkdir -p "$WORK/Sources/Run" "$WORK/Sources/Models"
 PACKAGE_NAME="$(basename "$ROOT")"
 cat > "$WORK/Package.swift" <<PACKAGE
 // swift-tools-version: 6.0
@@ -68,7 +76,13 @@ let package = Package(
     name: "SchemaRun",
     dependencies: [.package(path: "$ROOT")],
     targets: [
+        // The generated models, public, as a library another target uses.
+        .target(name: "Models", dependencies: [
+            .product(name: "KeyedArchive", package: "$PACKAGE_NAME"),
+            .product(name: "PropertyList", package: "$PACKAGE_NAME"),
+        ]),
         .executableTarget(name: "Run", dependencies: [
+            "Models",
             .product(name: "KeyedArchive", package: "$PACKAGE_NAME"),
             .product(name: "PropertyList", package: "$PACKAGE_NAME"),
         ]),
@@ -80,15 +94,20 @@ cp "$ROOT/Tests/SchemaGeneration/Runner/main.swift" "$WORK/Sources/Run/main.swif
 # Docs/Schema.md's decode, on AbstractTree's compiled Core Data model, when the corpus is there.
 EXAMPLE_ARCHIVE="$CORPUS/apple-sample-code/AbstractTree_AbstractTree_DataModel.mom"
 if [ -f "$EXAMPLE_ARCHIVE" ]; then
-  "$TOOL" schema "$EXAMPLE_ARCHIVE" --swift --name AbstractTreeModel > "$WORK/Sources/Run/AbstractTreeModel.swift"
+  "$TOOL" schema "$EXAMPLE_ARCHIVE" --swift --public --name AbstractTreeModel > "$WORK/Sources/Models/AbstractTreeModel.swift"
   cp "$ROOT/Tests/SchemaGeneration/Runner/Example.swift" "$WORK/Sources/Run/Example.swift"
 else
   echo 'let example: (@Sendable (String) throws -> Void)? = nil' > "$WORK/Sources/Run/Example.swift"
 fi
+# The fleet's models once more: internal, in the target that uses them, and public under a
+# fixed name for the runner's check of the memberwise initializers.
+"$TOOL" schema "$ROOT/Fixtures/fleet.plist" --swift --name InternalFleet > "$WORK/Sources/Run/InternalFleet.swift"
+"$TOOL" schema "$ROOT/Fixtures/fleet.plist" --swift --public --name PublicFleet > "$WORK/Sources/Models/PublicFleet.swift"
 
 generation_failures=0
 {
   echo "// The archives and the round trip of the models generated from each (written by run.sh)."
+  echo "import Models"
   echo "let cases: [(path: String, roundTrip: @Sendable ([UInt8]) throws -> [UInt8])] = ["
 } > "$WORK/Sources/Run/Cases.swift"
 index=0
@@ -98,16 +117,16 @@ for file in "${files[@]}"; do
   # name is then shadowed in this module, as in a user's).
   namespace="Schema$index"; name_option=(--name "$namespace")
   if [ "$index" -eq 1 ]; then namespace="ArchiveSchema"; name_option=(); fi
-  if "$TOOL" schema "$file" --swift "${name_option[@]}" > "$WORK/Sources/Run/Schema$index.swift" 2> "$WORK/error.txt"; then
+  if "$TOOL" schema "$file" --swift --public "${name_option[@]}" > "$WORK/Sources/Models/Schema$index.swift" 2> "$WORK/error.txt"; then
     printf '    (%s, %s.roundTrip),\n' "\"$(printf '%s' "$file" | sed 's/\\/\\\\/g; s/"/\\"/g')\"" "$namespace" >> "$WORK/Sources/Run/Cases.swift"
   else
     generation_failures=$((generation_failures + 1))
     echo "SCHEMA FAILED $(basename "$file"): $(cat "$WORK/error.txt")"
-    rm -f "$WORK/Sources/Run/Schema$index.swift"
+    rm -f "$WORK/Sources/Models/Schema$index.swift"
   fi
 done
 echo "]" >> "$WORK/Sources/Run/Cases.swift"
-echo "schema generation: generated $((index - generation_failures)) model files ($(cat "$WORK"/Sources/Run/Schema*.swift | wc -l) lines); building"
+echo "schema generation: generated $((index - generation_failures)) model files ($(cat "$WORK"/Sources/Models/Schema*.swift | wc -l) lines); building"
 
 start=$(date +%s)
 if ! (cd "$WORK" && swift build 2>&1 > "$WORK/build.log"); then
@@ -121,7 +140,9 @@ if grep -E "warning:" "$WORK/build.log" | grep -v "$ROOT" | grep -q .; then
   exit 1
 fi
 echo "schema generation: built in $(( $(date +%s) - start )) s"
-"$WORK/.build/debug/Run"
+strict_minimum=""
+if [ -n "$strict_percent" ]; then strict_minimum=$(( (${#files[@]} * strict_percent + 99) / 100 )); fi
+SCHEMA_STRICT_MINIMUM="$strict_minimum" "$WORK/.build/debug/Run"
 if [ -f "$EXAMPLE_ARCHIVE" ]; then
   "$WORK/.build/debug/Run" --example "$EXAMPLE_ARCHIVE" > "$WORK/example.txt"
   if ! diff -u "$ROOT/Tests/SchemaGeneration/example-output.txt" "$WORK/example.txt"; then

@@ -85,6 +85,8 @@ final class ArchiveDecodingSession {
         /// How many components the key paths made so far hold together: the work errors and
         /// reports spend on paths, which tests hold linear in the archive (issue 31).
         var pathComponentsBuilt = 0
+        /// ``ArchiveDecodingSession/identities``, here so that reading it takes no exclusivity check.
+        var identities: ArchiveIdentityTable?
     }
     /// A struct rather than a tuple: an array of tuples holds the closure at its most general
     /// abstraction, which costs a thunk allocation per registration and a value-witness call
@@ -214,6 +216,49 @@ final class ArchiveDecodingSession {
 
     /// The components of every key path made by this session so far (see `State`).
     var pathComponentsBuilt: Int { state.pointee.pathComponentsBuilt }
+
+
+    /// Where decoded values note the object they came from (``KeyedUnarchiver/identities``).
+    @usableFromInline
+    var identities: ArchiveIdentityTable? {
+        get { state.pointee.identities }
+        set { state.pointee.identities = newValue }
+    }
+
+    /// Notes that `value` was decoded from `uid`, for ``identities``: with the object's class
+    /// chain, and for a single value (not a collection) the object as stored.
+    @usableFromInline
+    func recordIdentity<T>(_ value: T, uid: Int) {
+        guard let identities else { return }
+        guard let (_, descriptor) = instance(uid) else {
+            // A plain entry (a date stored as a plain value): noted with no class, so that an
+            // equal value an object also gave takes neither one's form.
+            identities.record(value, uid: uid, chain: [], bearsIdentity: false) { nil }
+            return
+        }
+        let kind = registry.foundationClass(named: descriptor.name)
+        // Collections' storage and a URL's are made by this decode, as are a non-empty index
+        // set's ranges and, in an ArchiveValue, an NSMutableString's text past 15 bytes (a
+        // shorter one is held in the value's own bits); other values are their bits. A String
+        // decoded as such is not noted: a plain string with the same text is the same value.
+        var bearsIdentity = kind == .array || kind == .set || kind == .dictionary || kind == .orderedSet || kind == .url
+        switch value {
+        case let indexSet as ArchiveIndexSet: bearsIdentity = !indexSet.isEmpty
+        case let archiveValue as ArchiveValue:
+            switch archiveValue {
+            case .indexSet(let indexSet): bearsIdentity = !indexSet.isEmpty
+            case .string(let string, _): bearsIdentity = string.utf8.count > 15
+            default: break
+            }
+        default: break
+        }
+        identities.record(value, uid: uid, chain: descriptor.classes, bearsIdentity: bearsIdentity) { () -> ArchiveGenericObject? in
+            switch kind {
+            case .array?, .set?, .dictionary?, .orderedSet?, nil: return nil
+            default: return try? ArchiveGenericDecoding.decode(uid: uid, session: self)
+            }
+        }
+    }
 
     @usableFromInline
     var keyPath: ArchiveKeyPath {
@@ -528,6 +573,22 @@ final class ArchiveDecodingSession {
         unreadFields?.begin(uid: uid, pathNode: currentPathNode(), classChain: descriptor.classes, storedKeys: fields.storedKeys)
     }
 
+    /// The model of a registered class for an ``ArchiveValue`` (see
+    /// ``ArchiveRegistry/decodesModelsInArchiveValues``): the instance at `uid`, whose class the
+    /// registry names; nil for a struct model, which an ``ArchiveValue`` keeps as a reference.
+    func archiveValueModel(uid: Int) throws(ArchiveError) -> (any KeyedArchivable & AnyObject)? {
+        guard let (instance, descriptor) = instance(uid) else { return nil }
+        var found = registeredEntry(classUID: instance.classUID, name: descriptor.name)
+        if found == nil, registry.classFallback == .nearestRegisteredAncestor {
+            found = descriptor.classes.dropFirst().lazy.compactMap { self.registry.entry(named: $0) }.first
+        }
+        guard let entry = found, registry.entries[entry].isClass else { return nil }
+        // Asked for as its own registered type, which admits it.
+        guard case .object(let object) = try decodeModelValue(registry.entries[entry].type, reference: ArchiveReference(uid: PropertyListUID(UInt64(uid)))).model,
+              let model = object as? any KeyedArchivable & AnyObject else { return nil }
+        return model
+    }
+
     // The errors of decodeModelValue, out of line: built in place, their messages' temporaries
     // took half the stack a nesting level of models costs (Docs/Security.md, "Thread stacks").
 
@@ -662,6 +723,7 @@ final class ArchiveDecodingSession {
             throw error
         }
         endContainer(uid: uid, type: typeID, value: value)
+        if identities != nil { recordIdentity(value, uid: uid) }
         return value
     }
 
@@ -718,6 +780,12 @@ final class ArchiveDecodingSession {
     @usableFromInline
     func endContainer(uid: Int, type: ObjectIdentifier, value: Any) {
         unmarkContainer(uid: uid)
+        remember(value, uid: uid, type: type)
+    }
+
+    /// Keeps the value decoded from `uid` as `type` for later references.
+    @inline(__always)
+    func remember(_ value: Any, uid: Int, type: ObjectIdentifier) {
         if state.pointee.valueSlots[uid] < 0, let newSlot = Int32(exactly: state.pointee.values.count) {
             state.pointee.valueSlots[uid] = newSlot
             state.pointee.values.append(DecodedValue(type: type, value: value))

@@ -142,6 +142,14 @@ public struct KeyedArchiveEncoder {
     /// for conformances that archive as another value, and for building collections.
     public func reference<T: ArchiveObjectEncodable>(for value: T) throws(ArchiveError) -> ArchiveReference {
         try session.checkUsable(frame: frame, owner: owner)
+        if session.identities != nil {
+            return try sharedReference(for: value) { () throws(ArchiveError) in try referenceNotShared(for: value) }
+        }
+        return try referenceNotShared(for: value)
+    }
+
+    @inline(__always)
+    private func referenceNotShared<T: ArchiveObjectEncodable>(for value: T) throws(ArchiveError) -> ArchiveReference {
         do {
             let reference = try value.archiveReference(in: self)
             // A conformance may build its own reference; one that names no object would make a

@@ -18,6 +18,14 @@ import PropertyList
 public final class KeyedArchiver {
     let session: ArchiveEncodingSession
 
+    /// The values an unarchiver noted while decoding (``KeyedUnarchiver/identities``): each one
+    /// still as it was decoded is stored once per archived object it came from, so sharing the
+    /// source archive had is kept. Nil (the default): every value is an object of its own.
+    public var identities: ArchiveIdentityTable? {
+        get { session.identities }
+        set { session.identities = newValue }
+    }
+
     /// An archiver that encodes the types `registry` knows, laid out as `options` say.
     public init(registry: ArchiveRegistry, options: ArchiveWritingOptions = .default) {
         session = ArchiveEncodingSession(registry: registry, options: options)

@@ -19,6 +19,14 @@ import PropertyList
 public final class KeyedUnarchiver {
     let session: ArchiveDecodingSession
     private let topFields: ArchiveFields
+
+    /// Where each value decoded from now on notes the archived object it came from, so that an
+    /// archiver given the same table stores one object again where this archive had one shared
+    /// by several fields (see ``ArchiveIdentityTable``). Nil (the default): nothing is noted.
+    public var identities: ArchiveIdentityTable? {
+        get { session.identities }
+        set { session.identities = newValue }
+    }
     /// How the generic view is had: built already, or built from the bytes on first use.
     enum GraphSource {
         case built(ArchiveGraph)

@@ -106,7 +106,9 @@ extension Date: ArchiveObjectCodable {
     static func decode(uid: Int, session: ArchiveDecodingSession) throws(ArchiveError) -> Date {
         if case .date(let date) = session.object(uid) {
             try session.admitPrimitive(.dates, uid: uid, requested: "Date")
-            return Date(timeIntervalSinceReferenceDate: date.secondsSinceReferenceDate)
+            let value = Date(timeIntervalSinceReferenceDate: date.secondsSinceReferenceDate)
+            if session.identities != nil { session.recordIdentity(value, uid: uid) }
+            return value
         }
         let fields = try session.foundationFields(uid, kind: .date, requested: "Date")
         return try session.decodeContainer(Date.self, uid: uid, count: 0) { () throws(ArchiveError) in
@@ -225,7 +227,9 @@ enum ArchiveArrayDecoding {
         let references = try elementReferences(instance, key: "NS.objects", uid: uid, session: session)
         return try session.decodeContainer([T].self, uid: uid, count: references.count) { () throws(ArchiveError) in
             var result: [T] = []
-            result.reserveCapacity(references.count)
+            // An empty array gets storage of its own when identities are noted: Swift's shared
+            // empty storage would make every empty array look like one (ArchiveIdentityTable).
+            result.reserveCapacity(references.count == 0 && session.identities != nil ? 1 : references.count)
             for position in 0..<references.count {
                 let reference = references[position]
                 guard !reference.isNull else {
@@ -270,10 +274,18 @@ extension Set: ArchiveObjectEncodable where Element: ArchiveObjectEncodable & Co
 extension Set: ArchiveObjectDecodable where Element: ArchiveObjectDecodable {
     @inlinable
     public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> Set<Element> {
-        let elements = try ArchiveArrayDecoding.decodeElements(uid: try decoder.session.index(reference), requested: "Set<\(Element.self)>", kind: .set, session: decoder.session) { (element: ArchiveReference) throws(ArchiveError) in
-            try decoder.decode(Element.self, reference: element)
+        let uid = try decoder.session.index(reference)
+        // Kept as the set (not only its elements), so that every reference to one NSSet gets
+        // the same Set: one value, which an ArchiveIdentityTable can tell shared.
+        return try decoder.session.decodeContainer(Set<Element>.self, uid: uid, count: 0) { () throws(ArchiveError) in
+            let elements = try ArchiveArrayDecoding.decodeElements(uid: uid, requested: "Set<\(Element.self)>", kind: .set, session: decoder.session) { (element: ArchiveReference) throws(ArchiveError) in
+                try decoder.decode(Element.self, reference: element)
+            }
+            // Storage of its own even when empty, when identities are noted (as for arrays).
+            var set = Set<Element>(minimumCapacity: elements.isEmpty && decoder.session.identities != nil ? 1 : elements.count)
+            for element in elements { set.insert(element) }
+            return set
         }
-        return Set(elements)
     }
 }
 
@@ -331,7 +343,8 @@ extension Dictionary: ArchiveObjectDecodable where Key: ArchiveObjectDecodable, 
         }
         return try session.decodeContainer([Key: Value].self, uid: uid, count: keys.count) { () throws(ArchiveError) in
             // Sized when made: reserving on an empty dictionary allocates, then moves to a second storage.
-            var result = [Key: Value](minimumCapacity: keys.count)
+            // Storage of its own even when empty, when identities are noted (as for arrays).
+            var result = [Key: Value](minimumCapacity: keys.count == 0 && session.identities != nil ? 1 : keys.count)
             for position in 0..<keys.count {
                 let key = try session.withPath(.index(position)) { () throws(ArchiveError) in
                     try decoder.decode(Key.self, reference: keys[position])

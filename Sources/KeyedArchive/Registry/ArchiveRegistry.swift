@@ -74,6 +74,14 @@ public struct ArchiveRegistry: Sendable {
     /// ``ArchiveClassFallback/refuse``.
     public var classFallback: ArchiveClassFallback = .refuse
 
+    /// What an ``ArchiveValue`` holds for an object of a registered model class: with false (the
+    /// default), a reference to it (``ArchiveValue/object(_:)``) and nothing of it is read; with
+    /// true, a class model is decoded through its registered type and held as
+    /// ``ArchiveValue/model(_:)`` (one object for every reference to it), so that the value can
+    /// be encoded again. Struct models stay references. The models `keyedarchive schema --swift`
+    /// writes set it, for fields whose objects are models in some places and values in others.
+    public var decodesModelsInArchiveValues = false
+
     private(set) var entries: [Entry] = []
     private var entryByType: [ObjectIdentifier: Int] = [:]
     private var familyAliases: [ObjectIdentifier: Int] = [:]
@@ -97,7 +105,9 @@ public struct ArchiveRegistry: Sendable {
 
     /// Registers a model type under an archived class name (default: the type's own name,
     /// unqualified, as Objective-C classes are archived) and optional extra names accepted when
-    /// decoding (renames, module-qualified names such as `MyApp.Airplane`).
+    /// decoding (renames, module-qualified names such as `MyApp.Airplane`). A type registered as
+    /// `NSObject` itself (the root the models `keyedarchive schema --swift` writes descend from)
+    /// is archived with the chain `NSObject` alone, and its subclasses end their chains there.
     ///
     /// - Parameters:
     ///   - type: the model type.
@@ -170,7 +180,8 @@ public struct ArchiveRegistry: Sendable {
             precondition(entryByName[key] == nil && foundationByName[key] == nil, "class name \(name) is registered twice")
         }
         entries.append(Entry(type: T.self, typeID: typeID, typeName: typeName, className: names[0], aliases: aliases, superclass: parent,
-                             extraSuperclassNames: parent == nil ? ["NSObject"] : [], make: make, ancestors: ancestors,
+                             // A root ends its chain in NSObject, unless it stands for NSObject itself.
+                             extraSuperclassNames: parent == nil && names[0] != "NSObject" ? ["NSObject"] : [], make: make, ancestors: ancestors,
                              isClass: T.self is AnyClass))
         entryByType[typeID] = index
         for name in names { entryByName[ArchiveExactKey(name)] = index }

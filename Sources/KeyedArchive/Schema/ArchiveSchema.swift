@@ -10,7 +10,7 @@ import PropertyList
 /// so a hostile file costs time and memory in proportion to its own size, never a crash.
 ///
 /// `keyedarchive schema` prints it (``textDescription``, ``jsonDescription``) and
-/// `keyedarchive schema --swift` turns it into models (``swiftSource(name:)``).
+/// `keyedarchive schema --swift` turns it into models (``swiftSource(name:public:)``).
 public struct ArchiveSchema: Sendable {
     /// What one stored value is.
     public enum ValueKind: Hashable, Sendable {

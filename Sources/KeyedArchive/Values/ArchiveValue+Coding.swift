@@ -134,7 +134,13 @@ enum ArchiveValueDecoding {
                 let position = stack[last].position
                 let frameUID = stack[last].uid
                 if position == stack[last].objects.count {
-                    let done = stack.removeLast()
+                    var done = stack.removeLast()
+                    if session.identities != nil, done.elements.isEmpty, done.entries.isEmpty {
+                        // Storage of its own, so that an ArchiveIdentityTable tells this empty
+                        // collection from the others (Swift shares one storage for all of them).
+                        done.elements.reserveCapacity(1)
+                        done.entries.reserveCapacity(1)
+                    }
                     let value: ArchiveValue
                     switch done.container {
                     case .array: value = .array(done.elements, mutable: done.mutable)
@@ -146,6 +152,7 @@ enum ArchiveValueDecoding {
                     let node = Node(value: value, expandedCount: done.total, height: done.childHeight &+ 1,
                                     unorderedHeight: done.childUnorderedHeight &+ (unordered ? 1 : 0))
                     session.endContainer(uid: done.uid, type: nodeType, value: node)
+                    if session.identities != nil { session.recordIdentity(value, uid: done.uid) }
                     finished = node
                     continue
                 }
@@ -198,7 +205,17 @@ enum ArchiveValueDecoding {
     /// marked as being decoded and pushed, and nil returned.
     private static func open(_ uid: Int, decoder: KeyedArchiveDecoder, stack: inout [Frame]) throws(ArchiveError) -> Node? {
         let session = decoder.session
-        func leaf(_ value: ArchiveValue) -> Node { Node(value: value, expandedCount: 1) }
+        func leaf(_ value: ArchiveValue) -> Node {
+            // An object read as a leaf (an NSURL, NSDate, NSValue, … that several fields may
+            // share), or a plain date, which an NSDate object's value could equal.
+            if session.identities != nil {
+                switch session.object(uid) {
+                case .instance, .date: session.recordIdentity(value, uid: uid)
+                default: break
+                }
+            }
+            return Node(value: value, expandedCount: 1)
+        }
         switch session.object(uid) {
         case .string(let string):
             try session.admitPrimitive(.strings, uid: uid, requested: requested)
@@ -223,7 +240,11 @@ enum ArchiveValueDecoding {
         }
         let kind: FoundationClass
         switch try session.archiveValueClass(ofInstance: uid) {
-        case .object(let object): return leaf(.object(object))
+        case .object(let object):
+            if session.registry.decodesModelsInArchiveValues, let model = try session.archiveValueModel(uid: uid) {
+                return leaf(.model(ArchiveModelObject(model)))
+            }
+            return leaf(.object(object))
         case .foundation(let found): kind = found
         }
         let reference = ArchiveReference(uid: PropertyListUID(UInt64(uid)))
@@ -411,6 +432,8 @@ enum ArchiveValueEncoding {
             return try encoder.reference(for: path)
         case .object(let object):
             throw ArchiveError(.typeMismatch, "\(object) is a reference into the archive it was decoded from, not a value; encode the model it stands for instead", keyPath: encoder.keyPath)
+        case .model(let model):
+            return try encoder.reference(for: model.object)
         }
     }
 }

@@ -78,7 +78,7 @@ extension ArchiveValue {
 
     /// The value as a property-list value, when every kind in it has one: strings, numbers, data,
     /// dates, arrays, sets, and dictionaries whose keys are strings. Nil for `NSNull`, UUIDs, URLs,
-    /// ordered sets, `NSValue`s, index sets and paths, and object references (what
+    /// ordered sets, `NSValue`s, index sets and paths, object references and models (what
     /// `PropertyListSerialization` cannot write either). Which classes were mutable is not kept.
     public var propertyListValue: PropertyListValue? {
         struct Frame {
@@ -106,7 +106,7 @@ extension ArchiveValue {
                     keys.append(key)
                 }
                 return .container(Frame(children: entries.map(\.value), keys: keys, isSet: false))
-            case .null, .uuid, .url, .orderedSet, .special, .indexSet, .indexPath, .object:
+            case .null, .uuid, .url, .orderedSet, .special, .indexSet, .indexPath, .object, .model:
                 return .none
             }
         }

@@ -18,7 +18,10 @@ import PropertyList
 /// real), which strings, data and collections were their mutable classes (`NSMutableString`,
 /// `NSMutableArray`, …), a dictionary's entries in archive order with keys of any kind, and a
 /// URL's base. An object of a class that is not one of Foundation's is ``object(_:)``: decoding
-/// admits it only when the registry names its class, and reads nothing of it.
+/// admits it only when the registry names its class, and reads nothing of it — unless the
+/// registry's ``ArchiveRegistry/decodesModelsInArchiveValues`` asks for the model itself, which is
+/// then ``model(_:)`` (how the models `keyedarchive schema --swift` writes hold a field whose
+/// objects are sometimes models and sometimes strings or collections).
 ///
 /// Equality is what `isEqual:` compares for collections — sets and dictionaries by content
 /// whatever their order, the mutable flags ignored (as for ``ArchiveIndexSet`` and
@@ -66,6 +69,10 @@ public enum ArchiveValue: Sendable {
     /// with ``KeyedArchiveDecoder/decode(_:reference:)`` while the decode is under way. It
     /// cannot be encoded (an ``ArchiveError/Code/typeMismatch``): encode the model instead.
     case object(ArchiveObjectReference)
+    /// A model object of a registered class, decoded (see
+    /// ``ArchiveRegistry/decodesModelsInArchiveValues``), or one you put here to encode: it is
+    /// encoded as the model, and one object encoded twice is stored once.
+    case model(ArchiveModelObject)
 
     /// One entry of a ``dictionary(_:mutable:)``.
     public struct Entry: Hashable, Sendable {
@@ -80,6 +87,31 @@ public enum ArchiveValue: Sendable {
             self.value = value
         }
     }
+}
+
+/// A model object (an instance of a ``KeyedArchivable`` class) held by an ``ArchiveValue``:
+/// compared and hashed by identity, as `isEqual:` compares an `NSObject` that does not override it.
+///
+/// It is `Sendable` so that ``ArchiveValue`` stays `Sendable`, but it does not copy the model:
+/// like any class reference, the object is shared. A model you mutate after decoding must be
+/// mutated from one task at a time, as the same model held anywhere else would be.
+public struct ArchiveModelObject: Hashable, @unchecked Sendable, CustomStringConvertible {
+    /// The model.
+    public let object: any KeyedArchivable & AnyObject
+
+    /// Holds `object`.
+    public init(_ object: any KeyedArchivable & AnyObject) {
+        self.object = object
+    }
+
+    /// Whether both hold the same object.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.object === rhs.object }
+
+    /// Hashes the object's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(object)) }
+
+    /// `<Pilot>`: the model's Swift type.
+    public var description: String { "<\(type(of: object))>" }
 }
 
 /// A reference to an object whose class is not one of Foundation's value classes, as an
@@ -158,6 +190,7 @@ extension ArchiveValue: Hashable {
         case let (.indexSet(a), .indexSet(b)): return a == b
         case let (.indexPath(a), .indexPath(b)): return a == b
         case let (.object(a), .object(b)): return a == b
+        case let (.model(a), .model(b)): return a == b
         default: return false
         }
     }
@@ -192,6 +225,7 @@ extension ArchiveValue: Hashable {
             case .indexSet(let set): hasher.combine(14 as UInt8); hasher.combine(set)
             case .indexPath(let path): hasher.combine(15 as UInt8); hasher.combine(path)
             case .object(let object): hasher.combine(16 as UInt8); hasher.combine(object)
+            case .model(let model): hasher.combine(17 as UInt8); hasher.combine(model)
             }
         }
     }
@@ -243,6 +277,7 @@ extension ArchiveValue {
         case .indexSet: return "index set"
         case .indexPath: return "index path"
         case .object(let object): return "object of class \(object.className.excerptForMessage(128))"
+        case .model(let model): return "model \(type(of: model.object))"
         }
     }
 
@@ -368,6 +403,12 @@ extension ArchiveValue {
         return nil
     }
 
+    /// The model object of a decoded model (``model(_:)``).
+    public var modelValue: (any KeyedArchivable & AnyObject)? {
+        if case .model(let value) = self { return value.object }
+        return nil
+    }
+
     /// Whether a string, data or collection is archived as its mutable class.
     public var isMutable: Bool {
         switch self {
@@ -462,6 +503,7 @@ extension ArchiveValue: CustomStringConvertible {
                 case .indexSet(let set): pieces = [.text("indexes\(set)")]
                 case .indexPath(let path): pieces = [.text("indexPath\(Array(path))")]
                 case .object(let object): pieces = [.text(object.description)]
+                case .model(let model): pieces = [.text(model.description)]
                 }
                 pending.append(contentsOf: pieces.reversed())
             }

@@ -73,6 +73,16 @@ final class ArchiveEncodingSession {
         /// The floor of the thread stack the encode under way may use, looked up as each
         /// top-level object starts (on the thread that encodes it).
         var stackLimit = ThreadStackLimit.unlimited
+        /// The `$classes` the next object encoded takes instead of its own, when it names the
+        /// same class first: how an unchanged value gets the chain its source object had
+        /// (``ArchiveIdentityTable``).
+        var chainOverride: [String]?
+        /// The chain each object that took an override is written with, by UID, until its
+        /// class is written (after its fields).
+        var chainOverrides: [Int: [String]] = [:]
+        /// ``ArchiveEncodingSession/identities``, here so that reading it takes no exclusivity check.
+        var identities: ArchiveIdentityTable?
+        var sharedReferences: [Int: ArchiveReference] = [:]
     }
     private let state: UnsafeMutablePointer<State>
 
@@ -111,6 +121,37 @@ final class ArchiveEncodingSession {
 
     /// The components of every key path made by this session so far.
     var pathComponentsBuilt: Int { state.pointee.pathComponentsBuilt }
+
+    /// The values a decode noted (``KeyedArchiver/identities``), and the object written for
+    /// each archived object they came from.
+    var identities: ArchiveIdentityTable? {
+        get { state.pointee.identities }
+        set { state.pointee.identities = newValue }
+    }
+    var sharedReferences: [Int: ArchiveReference] {
+        get { state.pointee.sharedReferences }
+        _modify { yield &state.pointee.sharedReferences }
+    }
+
+    /// Takes the pending chain override for the object `uid`, about to be written with `chain`:
+    /// it is kept for the object when it names the same class first. Taken before the object's
+    /// fields are encoded, so that none of their objects takes it.
+    private func takeChainOverride(uid: Int, chain: [String]) {
+        guard let override = state.pointee.chainOverride else { return }
+        state.pointee.chainOverride = nil
+        if let first = override.first, let own = chain.first, first.isExactlyEqual(to: own) {
+            state.pointee.chainOverrides[uid] = override
+        }
+    }
+
+    /// Runs `encode` with `chain` as the `$classes` of the first object it writes (when that
+    /// object names the same class first).
+    func withChain(_ chain: [String]?, _ encode: () throws(ArchiveError) -> ArchiveReference) throws(ArchiveError) -> ArchiveReference {
+        guard let chain else { return try encode() }
+        state.pointee.chainOverride = chain
+        defer { state.pointee.chainOverride = nil }
+        return try encode()
+    }
 
     func error(_ code: ArchiveError.Code, _ message: String) -> ArchiveError {
         ArchiveError(code, message, keyPath: keyPath)
@@ -392,6 +433,7 @@ final class ArchiveEncodingSession {
                 throw ArchiveError(stop, keyPath: keyPath)
             }
         }
+        if state.pointee.chainOverride != nil { takeChainOverride(uid: uid, chain: chain) }
         state.pointee.table.entries.append(.reserved)
         if let identity {
             state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] = uid
@@ -418,8 +460,12 @@ final class ArchiveEncodingSession {
         state.pointee.activeOwner = state.pointee.frames[state.pointee.activeFrame].uid
         var classUID = typePosition >= 0 ? state.pointee.modelTypes[typePosition].classUID : -1
         if classUID < 0 {
-            classUID = self.classUID(chain: chain)
-            if typePosition >= 0 { state.pointee.modelTypes[typePosition].classUID = classUID }
+            if !state.pointee.chainOverrides.isEmpty, let override = state.pointee.chainOverrides.removeValue(forKey: uid) {
+                classUID = self.classUID(chain: override)
+            } else {
+                classUID = self.classUID(chain: chain)
+                if typePosition >= 0 { state.pointee.modelTypes[typePosition].classUID = classUID }
+            }
         }
         let fields = moveOpenFields(from: finished.firstField)
         state.pointee.table.entries[uid] = .instance(classUID: classUID, fields: fields)

@@ -3,6 +3,7 @@
 // Tests/SchemaGeneration/example-output.txt.
 import Foundation
 import KeyedArchive
+import Models
 
 let example: (@Sendable (String) throws -> Void)? = { path in
     let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))

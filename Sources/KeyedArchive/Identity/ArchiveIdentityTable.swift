@@ -1,0 +1,135 @@
+/// Remembers which values one decode read from one archived object, so that encoding them again
+/// stores one object again: sharing kept for value types, which have no identity of their own.
+///
+/// An `NSArray` that two objects of an archive refer to decodes to one `[T]` handed to both, but
+/// a Swift array is a value: encoded again, each holder's copy would be an object of its own,
+/// and the archive would no longer say that the two hold the same array. Give the unarchiver
+/// and then the archiver a table, and every value still as it was decoded (the same storage,
+/// not modified since) is written once, as the archive had it:
+///
+/// ```swift
+/// let identities = ArchiveIdentityTable()
+/// let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: registry)
+/// unarchiver.identities = identities
+/// let document = try unarchiver.decode(Document.self)
+/// let archiver = KeyedArchiver(registry: registry)
+/// archiver.identities = identities
+/// try archiver.encode(document)
+/// ```
+///
+/// What it keeps: every collection the unarchiver decodes (arrays, dictionaries, sets, ordered
+/// sets, ``ArchiveValue`` collections) and every `NSDate`, `NSURL`, `NSIndexPath`, `NSIndexSet`
+/// or `NSValue` object, by the Swift type it was decoded as and the bits of the value (for a
+/// collection, its storage), with the object it came from. A value that was modified has other
+/// storage and is written as a new object. Values whose bits do not tell their objects apart —
+/// two equal dates, which Swift stores alike — are not shared unless they all came from one
+/// object (each empty collection gets storage of its own while a table is given, so empty ones
+/// are told apart). Strings, numbers and data are not kept (`diff` does not compare their
+/// sharing, and equal ones are written once anyway). Models are shared by identity without it.
+///
+/// An unchanged value also comes back as its object was: a collection with the `$classes` chain
+/// it had (an `NSNull < %NSNull < NSObject`, not the chain the package writes by default), and a
+/// single value (an `NSURL`, `NSDate`, …) exactly as stored, down to an `NS.relative` that was an
+/// `NSMutableString`.
+///
+/// The table holds every value it keeps (their storage cannot be reused while it lives), so
+/// use one per decode and drop it after encoding. Not `Sendable`: it belongs to one task.
+public final class ArchiveIdentityTable {
+    /// The type a value was decoded as and the bits of the value.
+    struct Key: Hashable {
+        let type: ObjectIdentifier
+        let words: [UInt64]
+
+        init<T>(_ value: T) {
+            type = ObjectIdentifier(T.self)
+            var words: [UInt64] = []
+            withUnsafeBytes(of: value) { raw in
+                words.reserveCapacity((raw.count + 7) / 8)
+                var offset = 0
+                while offset + 8 <= raw.count {
+                    words.append(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                    offset += 8
+                }
+                if offset < raw.count {
+                    var last: UInt64 = 0
+                    for (shift, byte) in raw[offset...].enumerated() { last |= UInt64(byte) << (UInt64(shift) * 8) }
+                    words.append(last | UInt64(raw.count - offset) << 60)
+                }
+            }
+            self.words = words
+        }
+    }
+
+    /// What a decode noted for one value: its object (-1 when values of several objects had
+    /// the same bits), the object's `$classes` (nil when those objects' differ), and for an
+    /// object that is one value rather than a collection (an NSURL, NSDate, NSValue, …), the
+    /// object itself as stored, to be written again exactly while the value is unchanged.
+    struct Source {
+        var uid: Int
+        var chain: [String]?
+        var copy: ArchiveGenericObject?
+        /// Whether the value's bits hold storage made by the decode (a collection's, a URL's),
+        /// so that no other value has them: only then is it written as one shared object. A
+        /// date, an index path or a short string is its bits; an equal one made anywhere else
+        /// has them too, so it gets its source's form (chain, or stored object) but is written
+        /// on its own.
+        var bearsIdentity: Bool
+    }
+
+    private var sources: [Key: Source] = [:]
+    /// The values kept, so that their storage is not freed and reused while the table lives.
+    private var kept: [Any] = []
+
+    /// An empty table.
+    public init() {}
+
+    /// How many values are kept.
+    public var count: Int { kept.count }
+
+    /// Notes that `value` was decoded from the object `uid` of class chain `chain`, and, for a
+    /// single value, the object as stored (`copy`, made only for a value not seen before).
+    func record<T>(_ value: T, uid: Int, chain: [String], bearsIdentity: Bool, copy: () -> ArchiveGenericObject?) {
+        let key = Key(value)
+        if var known = sources[key] {
+            guard known.uid != uid else { return }
+            known.uid = -1
+            known.copy = nil
+            if let previous = known.chain, previous != chain { known.chain = nil }
+            sources[key] = known
+            return
+        }
+        sources[key] = Source(uid: uid, chain: chain, copy: copy(), bearsIdentity: bearsIdentity)
+        kept.append(value)
+    }
+
+    /// What was noted for `value`, if it is one value this table kept, unchanged.
+    func source<T>(of value: T) -> Source? {
+        guard !sources.isEmpty else { return nil }
+        return sources[Key(value)]
+    }
+}
+
+extension KeyedArchiveEncoder {
+    /// The reference for `value` (``KeyedArchiver/identities``): for a value a decode noted and
+    /// that is unchanged, the object already written for its source object, or its source
+    /// object written again as stored (a single value) or with its source's `$classes` (a
+    /// collection); otherwise what `encode` writes.
+    func sharedReference<T>(for value: T, encode: () throws(ArchiveError) -> ArchiveReference) throws(ArchiveError) -> ArchiveReference {
+        guard let identities = session.identities, !(T.self is AnyClass), let source = identities.source(of: value) else { return try encode() }
+        guard source.bearsIdentity else {
+            // Its form, not its identity: a fresh copy of the stored object, or its chain.
+            if let copy = source.copy, source.uid >= 0 { return try self.reference(for: ArchiveGenericObject(classes: copy.classes, fields: copy.fields)) }
+            return try session.withChain(source.chain, encode)
+        }
+        guard source.uid >= 0 else { return try session.withChain(source.chain, encode) }
+        if let known = session.sharedReferences[source.uid] { return known }
+        let reference: ArchiveReference
+        if let copy = source.copy {
+            reference = try self.reference(for: copy)
+        } else {
+            reference = try session.withChain(source.chain, encode)
+        }
+        session.sharedReferences[source.uid] = reference
+        return reference
+    }
+}
