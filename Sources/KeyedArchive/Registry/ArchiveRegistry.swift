@@ -74,6 +74,18 @@ public struct ArchiveRegistry: Sendable {
     /// ``ArchiveClassFallback/refuse``.
     public var classFallback: ArchiveClassFallback = .refuse
 
+    /// Whether ``ArchiveValue`` decodes an object of a class that is neither one of
+    /// Foundation's mapped classes nor registered as ``ArchiveValue/instance(_:)`` — its class
+    /// chain and its fields, each an ``ArchiveValue`` — instead of refusing it. Nothing is
+    /// instantiated either way; objects referred to from several places, or from themselves,
+    /// become ``ArchiveValue/shared(_:)``, so that sharing and cycles survive and the value
+    /// encodes back to the same graph. Every budget of ``ArchiveReadingOptions`` still holds.
+    ///
+    /// Default false: the registry stays an allowlist, and a class nobody registered is
+    /// refused where it sits. Turn it on to look at (or rewrite) an archive you have no models
+    /// for; typed decoding (`decode(Pilot.self, …)`) is not affected.
+    public var inspectsUnknownClasses = false
+
     private(set) var entries: [Entry] = []
     private var entryByType: [ObjectIdentifier: Int] = [:]
     private var familyAliases: [ObjectIdentifier: Int] = [:]

@@ -18,12 +18,16 @@ import PropertyList
 /// real), which strings, data and collections were their mutable classes (`NSMutableString`,
 /// `NSMutableArray`, …), a dictionary's entries in archive order with keys of any kind, and a
 /// URL's base. An object of a class that is not one of Foundation's is ``object(_:)``: decoding
-/// admits it only when the registry names its class, and reads nothing of it.
+/// admits it only when the registry names its class, and reads nothing of it — or, under the
+/// opt-in ``ArchiveRegistry/inspectsUnknownClasses``, ``instance(_:)`` with its class chain and
+/// fields, objects referred to from several places (or from themselves) then being
+/// ``shared(_:)`` (and the reference that closes a cycle ``backReference(_:)``).
 ///
 /// Equality is what `isEqual:` compares for collections — sets and dictionaries by content
 /// whatever their order, the mutable flags ignored (as for ``ArchiveIndexSet`` and
 /// ``ArchiveOrderedSet``) — and exact for scalars: numbers by kind and value (reals by bit
 /// pattern, as `PropertyListValue` compares them), strings by Unicode scalars.
+/// A ``shared(_:)`` object equals only itself (see ``ArchiveSharedObject``).
 /// Hashing keeps a stack of its own; comparing does too, but for sets and dictionaries, whose
 /// elements are matched in any order by a call per level. Decoding bounds that nesting by
 /// ``ArchiveReadingOptions/maximumDepth``, and to 64 levels in a dictionary's keys and an ordered
@@ -66,6 +70,21 @@ public enum ArchiveValue: Sendable {
     /// with ``KeyedArchiveDecoder/decode(_:reference:)`` while the decode is under way. It
     /// cannot be encoded (an ``ArchiveError/Code/typeMismatch``): encode the model instead.
     case object(ArchiveObjectReference)
+    /// An object of a class that has no mapping, as its class chain and fields: what decoding
+    /// makes of any class that is neither Foundation's nor registered when
+    /// ``ArchiveRegistry/inspectsUnknownClasses`` is on. It encodes back to the same class
+    /// chain and fields.
+    case instance(ArchiveInstance)
+    /// An object that several places of the archive refer to, or that refers to itself (under
+    /// ``ArchiveRegistry/inspectsUnknownClasses``): every reference holds the same
+    /// ``ArchiveSharedObject``, and encoding writes it once. The accessors (``stringValue``,
+    /// ``arrayValue``, subscripts, …) look through it; ``unshared`` gives what it holds.
+    case shared(ArchiveSharedObject)
+    /// A reference back to a shared object that contains this value: where one of the archive's
+    /// cycles closes (under ``ArchiveRegistry/inspectsUnknownClasses``). It holds the object
+    /// weakly, so that a decoded value never keeps itself alive; the accessors look through it
+    /// while the object exists.
+    case backReference(ArchiveBackReference)
 
     /// One entry of a ``dictionary(_:mutable:)``.
     public struct Entry: Hashable, Sendable {
@@ -122,6 +141,16 @@ extension ArchiveValue: Hashable {
                 guard sameElements(a, b) else { return false }
             case let (.dictionary(a, _), .dictionary(b, _)):
                 guard sameElements(a, b) else { return false }
+            case let (.instance(a), .instance(b)):
+                guard a.className.isExactlyEqual(to: b.className), a.classes.isExactlyEqual(to: b.classes), a.fields.count == b.fields.count else { return false }
+                for (x, y) in zip(a.fields, b.fields) {
+                    guard x.key.isExactlyEqual(to: y.key) else { return false }
+                    switch (x.value, y.value) {
+                    case (.null, .null): break
+                    case let (.object(v), .object(w)), let (.inline(v), .inline(w)): pending.append((v, w))
+                    default: return false
+                    }
+                }
             default:
                 guard scalarsEqual(left, right) else { return false }
             }
@@ -158,6 +187,8 @@ extension ArchiveValue: Hashable {
         case let (.indexSet(a), .indexSet(b)): return a == b
         case let (.indexPath(a), .indexPath(b)): return a == b
         case let (.object(a), .object(b)): return a == b
+        case let (.shared(a), .shared(b)): return a === b
+        case let (.backReference(a), .backReference(b)): return a == b
         default: return false
         }
     }
@@ -192,6 +223,18 @@ extension ArchiveValue: Hashable {
             case .indexSet(let set): hasher.combine(14 as UInt8); hasher.combine(set)
             case .indexPath(let path): hasher.combine(15 as UInt8); hasher.combine(path)
             case .object(let object): hasher.combine(16 as UInt8); hasher.combine(object)
+            case .instance(let instance):
+                hasher.combine(17 as UInt8); hasher.combine(instance.className); hasher.combine(instance.fields.count)
+                for field in instance.fields {
+                    hasher.combine(field.key)
+                    switch field.value {
+                    case .null: hasher.combine(0 as UInt8)
+                    case .object(let value): hasher.combine(1 as UInt8); pending.append(value)
+                    case .inline(let value): hasher.combine(2 as UInt8); pending.append(value)
+                    }
+                }
+            case .shared(let object): hasher.combine(18 as UInt8); hasher.combine(object)
+            case .backReference(let reference): hasher.combine(19 as UInt8); hasher.combine(reference)
             }
         }
     }
@@ -214,6 +257,7 @@ extension ArchiveValue: Hashable {
         case .orderedSet(let set): hasher.combine(10 as UInt8); hasher.combine(set.count)
         case .set(let elements, _): hasher.combine(11 as UInt8); hasher.combine(elements.count)
         case .dictionary(let entries, _): hasher.combine(12 as UInt8); hasher.combine(entries.count)
+        case .instance(let instance): hasher.combine(17 as UInt8); hasher.combine(instance.className); hasher.combine(instance.fields.count)
         default: hash(into: &hasher)
         }
         return hasher.finalize()
@@ -243,30 +287,43 @@ extension ArchiveValue {
         case .indexSet: return "index set"
         case .indexPath: return "index path"
         case .object(let object): return "object of class \(object.className.excerptForMessage(128))"
+        case .instance(let instance): return "object of class \(instance.className.excerptForMessage(128))"
+        case .shared(let object): return object.value.kindName
+        case .backReference(let reference): return reference.object?.value.kindName ?? "reference to a released object"
+        }
+    }
+
+    /// What a ``shared(_:)`` object (or the object of a ``backReference(_:)``, while it exists)
+    /// holds; any other value itself.
+    public var unshared: ArchiveValue {
+        switch self {
+        case .shared(let object): return object.value
+        case .backReference(let reference): return reference.object?.value ?? self
+        default: return self
         }
     }
 
     /// Whether this is `NSNull`.
     public var isNull: Bool {
-        if case .null = self { return true }
+        if case .null = unshared { return true }
         return false
     }
 
     /// A string's text (plain or `NSMutableString`); nil for any other kind.
     public var stringValue: String? {
-        if case .string(let value, _) = self { return value }
+        if case .string(let value, _) = unshared { return value }
         return nil
     }
 
     /// A boolean's value; nil for any other kind (an integer 0 or 1 included).
     public var boolValue: Bool? {
-        if case .bool(let value) = self { return value }
+        if case .bool(let value) = unshared { return value }
         return nil
     }
 
     /// An integer as stored, its width kept; nil for any other kind.
     public var integerValue: PropertyListInteger? {
-        if case .integer(let value) = self { return value }
+        if case .integer(let value) = unshared { return value }
         return nil
     }
 
@@ -280,62 +337,62 @@ extension ArchiveValue {
     /// A real's value widened to `Double` (integers are not converted: ask for them explicitly,
     /// as with `PropertyListValue.doubleValue`).
     public var doubleValue: Double? {
-        if case .real(let value) = self { return value.doubleValue }
+        if case .real(let value) = unshared { return value.doubleValue }
         return nil
     }
 
     /// The bytes of data (plain or `NSMutableData`).
     public var dataValue: [UInt8]? {
-        if case .data(let value, _) = self { return value }
+        if case .data(let value, _) = unshared { return value }
         return nil
     }
 
     /// An `NSDate`'s date.
     public var dateValue: Date? {
-        if case .date(let value) = self { return value }
+        if case .date(let value) = unshared { return value }
         return nil
     }
 
     /// An `NSUUID`'s UUID.
     public var uuidValue: UUID? {
-        if case .uuid(let value) = self { return value }
+        if case .uuid(let value) = unshared { return value }
         return nil
     }
 
     /// An `NSURL`'s URL, with its base.
     public var urlValue: URL? {
-        if case .url(let value) = self { return value }
+        if case .url(let value) = unshared { return value }
         return nil
     }
 
     /// An array's elements (`NSArray` or `NSMutableArray`); nil for a set or an ordered set.
     public var arrayValue: [ArchiveValue]? {
-        if case .array(let value, _) = self { return value }
+        if case .array(let value, _) = unshared { return value }
         return nil
     }
 
     /// A set's elements, in archive order.
     public var setValue: [ArchiveValue]? {
-        if case .set(let value, _) = self { return value }
+        if case .set(let value, _) = unshared { return value }
         return nil
     }
 
     /// An ordered set.
     public var orderedSetValue: ArchiveOrderedSet<ArchiveValue>? {
-        if case .orderedSet(let value) = self { return value }
+        if case .orderedSet(let value) = unshared { return value }
         return nil
     }
 
     /// A dictionary's entries, in archive order.
     public var dictionaryValue: [Entry]? {
-        if case .dictionary(let value, _) = self { return value }
+        if case .dictionary(let value, _) = unshared { return value }
         return nil
     }
 
     /// A dictionary whose keys are all strings, as a Swift dictionary (`[String: ArchiveValue]`);
     /// nil for anything else. A key stored twice keeps its last value, as `NSDictionary` does.
     public var stringKeyedValue: [String: ArchiveValue]? {
-        guard case .dictionary(let entries, _) = self else { return nil }
+        guard case .dictionary(let entries, _) = unshared else { return nil }
         var result = [String: ArchiveValue](minimumCapacity: entries.count)
         for entry in entries {
             guard case .string(let key, _) = entry.key else { return nil }
@@ -346,31 +403,46 @@ extension ArchiveValue {
 
     /// An `NSValue`'s structure.
     public var specialValue: ArchiveSpecialValue? {
-        if case .special(let value) = self { return value }
+        if case .special(let value) = unshared { return value }
         return nil
     }
 
     /// An index set.
     public var indexSetValue: ArchiveIndexSet? {
-        if case .indexSet(let value) = self { return value }
+        if case .indexSet(let value) = unshared { return value }
         return nil
     }
 
     /// An index path.
     public var indexPathValue: IndexPath? {
-        if case .indexPath(let value) = self { return value }
+        if case .indexPath(let value) = unshared { return value }
         return nil
+    }
+
+    /// An object of a class with no mapping, as its class chain and fields.
+    public var instanceValue: ArchiveInstance? {
+        if case .instance(let value) = unshared { return value }
+        return nil
+    }
+
+    /// The shared object, when this is one or a back-reference to one that still exists.
+    public var sharedObject: ArchiveSharedObject? {
+        switch self {
+        case .shared(let object): return object
+        case .backReference(let reference): return reference.object
+        default: return nil
+        }
     }
 
     /// The reference to an object of a class that is not Foundation's.
     public var objectReference: ArchiveObjectReference? {
-        if case .object(let value) = self { return value }
+        if case .object(let value) = unshared { return value }
         return nil
     }
 
     /// Whether a string, data or collection is archived as its mutable class.
     public var isMutable: Bool {
-        switch self {
+        switch unshared {
         case .string(_, let mutable), .data(_, let mutable), .array(_, let mutable), .set(_, let mutable), .dictionary(_, let mutable): return mutable
         case .orderedSet(let set): return set.archivesAsMutable
         case .indexSet(let set): return set.archivesAsMutable
@@ -381,7 +453,7 @@ extension ArchiveValue {
     /// The value of the last entry whose key is the string `key`; nil for a missing key or a
     /// value that is not a dictionary.
     public subscript(key: String) -> ArchiveValue? {
-        guard case .dictionary(let entries, _) = self else { return nil }
+        guard case .dictionary(let entries, _) = unshared else { return nil }
         for entry in entries.reversed() {
             if case .string(let candidate, _) = entry.key, candidate.isExactlyEqual(to: key) { return entry.value }
         }
@@ -390,7 +462,7 @@ extension ArchiveValue {
 
     /// The element at `index` of an array or an ordered set; nil when out of range or neither.
     public subscript(index: Int) -> ArchiveValue? {
-        switch self {
+        switch unshared {
         case .array(let elements, _): return elements.indices.contains(index) ? elements[index] : nil
         case .orderedSet(let set): return set.indices.contains(index) ? set[index] : nil
         default: return nil
@@ -424,12 +496,15 @@ extension ArchiveValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
 }
 
 extension ArchiveValue: CustomStringConvertible {
-    /// A one-line rendering for logs: `["a", 1, {"k": <Pilot #4>}]`. Nested as deep as the value.
+    /// A one-line rendering for logs: `["a", 1, {"k": <Pilot #4>}]`. Nested as deep as the value;
+    /// a shared object is written out where it is first met (`shared#1(…)`) and named
+    /// (`shared#1`) wherever it is met again, itself included.
     public var description: String {
         var text = ""
         // A stack of pending pieces rather than recursion: a value can be as deep as decoding allows.
         enum Piece { case value(ArchiveValue), text(String) }
         var pending: [Piece] = [.value(self)]
+        var sharedNumbers: [ObjectIdentifier: Int] = [:]
         func list(_ open: String, _ items: [[Piece]], _ close: String) -> [Piece] {
             var pieces: [Piece] = [.text(open)]
             for (position, item) in items.enumerated() {
@@ -462,6 +537,27 @@ extension ArchiveValue: CustomStringConvertible {
                 case .indexSet(let set): pieces = [.text("indexes\(set)")]
                 case .indexPath(let path): pieces = [.text("indexPath\(Array(path))")]
                 case .object(let object): pieces = [.text(object.description)]
+                case .instance(let instance):
+                    pieces = list("<\(instance.className) {", instance.fields.map { field in
+                        switch field.value {
+                        case .null: return [.text(field.key + ": nil")]
+                        case .object(let value), .inline(let value): return [.text(field.key + ": "), .value(value)]
+                        }
+                    }, "}>")
+                case .backReference(let reference):
+                    if let object = reference.object, let number = sharedNumbers[ObjectIdentifier(object)] {
+                        pieces = [.text("shared#\(number)")]
+                    } else {
+                        pieces = [.text(reference.description)]
+                    }
+                case .shared(let object):
+                    if let number = sharedNumbers[ObjectIdentifier(object)] {
+                        pieces = [.text("shared#\(number)")]
+                    } else {
+                        let number = sharedNumbers.count + 1
+                        sharedNumbers[ObjectIdentifier(object)] = number
+                        pieces = [.text("shared#\(number)("), .value(object.value), .text(")")]
+                    }
                 }
                 pending.append(contentsOf: pieces.reversed())
             }
