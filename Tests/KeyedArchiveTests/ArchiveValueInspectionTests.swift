@@ -37,11 +37,8 @@ import Testing
         return try archiver.finish(format: format ?? (isXML ? .xml : .binary))
     }
 
-    /// Files the corpus test expects to be refused even under inspection, and why.
-    static let expectedRefusals: [String: ArchiveError.Code] = [
-        // An NSValue of Objective-C type "[3i]": mapped by the NSValue-by-type-encoding step.
-        "corelibs-foundation/unarchiver/NSKeyedUnarchiver-ConcreteValueTest.plist": .typeMismatch,
-    ]
+    /// Files the corpus test expects to be refused even under inspection, and why: none.
+    static let expectedRefusals: [String: ArchiveError.Code] = [:]
 
     @Test(.enabled(if: ArchiveFixtures.isCorpusAvailable, Comment(rawValue: ArchiveFixtures.skipMessage)))
     func everyCorpusArchiveEncodesBackToAnEqualGraph() throws {
@@ -375,7 +372,11 @@ import Testing
             case .success(let depth):
                 #expect(options.maximumDepth > 10_000 && depth > 9_000, "\(depth)")
             case .failure(let error):
-                #expect(error.code == (options.maximumDepth > 10_000 ? .stackExhausted : .depthLimitExceeded), "\(error)")
+                // At the default depth limit a small thread may stop first: a level of an
+                // ArchiveValue takes 0.6–1.7 KiB of stack to release in a debug build.
+                let expected: Set<ArchiveError.Code> = options.maximumDepth > 10_000 ? [.stackExhausted]
+                    : stackSize >= 8 << 20 ? [.depthLimitExceeded] : [.depthLimitExceeded, .stackExhausted]
+                #expect(expected.contains(error.code), "\(error)")
             }
         }
     }

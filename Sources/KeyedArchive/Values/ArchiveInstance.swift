@@ -12,8 +12,11 @@ import PropertyList
 /// ```
 ///
 /// Keys are the stored keys, exactly as the file spells them (an unkeyed value is `$0`, a user
-/// key that begins with `$` is stored with one more `$`), in file order; encoding writes them in
-/// this order. A field's value says how it was stored: a reference to `$null`, a reference to an
+/// key that begins with `$` is stored with one more `$`). Decoded fields come in the order the
+/// archiver wrote them, as far as the file tells (a file stores keys in hash or sorted order):
+/// the inline ones first, in file order, then those referring to objects by the number of the
+/// object they refer to — the order in which a keyed archiver numbers new objects. Encoding
+/// writes the fields in order, so a decoded object's objects are numbered as in its file. A field's value says how it was stored: a reference to `$null`, a reference to an
 /// object or a plain value of `$objects`, or a value stored in the object itself (what
 /// `encodeInt:forKey:`, `encodeDouble:forKey:`, `encodeBool:forKey:` and
 /// `encodeBytes:length:forKey:` write).
@@ -25,7 +28,7 @@ public struct ArchiveInstance: Hashable, Sendable, CustomStringConvertible {
     public var className: String
     /// The archived `$classes`, the class name first (empty when the archive has none).
     public var classes: [String]
-    /// The fields, in file order (`$class` left out).
+    /// The fields, in the order they are written (`$class` left out).
     public var fields: [Field]
 
     /// One stored field.
@@ -138,17 +141,26 @@ public final class ArchiveSharedObject: @unchecked Sendable, Hashable, CustomStr
         isComplete = true
     }
 
-    /// Releases what the object holds without recursion: a chain of shared objects, each
-    /// holding the next, can be as long as the archive has objects, and releasing each from the
-    /// one before would take a stack frame per object.
+    /// Releases what the object holds without recursion: the value is taken apart level by
+    /// level, each level's children held while it goes, so that no release nests; and a shared
+    /// object it held last is emptied the same way rather than released from inside this one
+    /// (a chain of shared objects, each holding the next, can be as long as the archive has
+    /// objects, and each of them as deep as decoding allows).
     deinit {
-        var pending: [ArchiveSharedObject] = []
-        storage.collectSharedObjects(into: &pending)
+        var pending: [ArchiveValue] = []
+        storage.appendChildren(to: &pending)
         storage = .null
-        while var object = pending.popLast() {
-            guard isKnownUniquelyReferenced(&object) else { continue }
-            object.storage.collectSharedObjects(into: &pending)
-            object.storage = .null
+        while var value = pending.popLast() {
+            guard case .shared(var object) = value else {
+                value.appendChildren(to: &pending)
+                continue
+            }
+            // `object` the only reference here, so that uniqueness says whether this was the last.
+            value = .null
+            if isKnownUniquelyReferenced(&object) {
+                object.storage.appendChildren(to: &pending)
+                object.storage = .null
+            }
         }
     }
 
@@ -191,26 +203,43 @@ public final class ArchiveBackReference: @unchecked Sendable, Hashable, CustomSt
 }
 
 extension ArchiveValue {
-    /// Appends the shared objects this value holds strongly, without looking into them.
-    func collectSharedObjects(into objects: inout [ArchiveSharedObject]) {
-        var pending: [ArchiveValue] = [self]
-        while let value = pending.popLast() {
-            switch value {
-            case .shared(let object): objects.append(object)
-            case .array(let elements, _), .set(let elements, _): pending.append(contentsOf: elements)
-            case .orderedSet(let set): pending.append(contentsOf: set.elements)
-            case .dictionary(let entries, _):
-                for entry in entries {
-                    pending.append(entry.key)
-                    pending.append(entry.value)
-                }
-            case .instance(let instance):
-                for field in instance.fields {
-                    if let value = field.value.value { pending.append(value) }
-                }
-            default:
-                break
+    /// Appends the values this one holds directly (a collection's elements, an object's
+    /// fields, what a Foundation value holds), without looking into shared objects.
+    func appendChildren(to pending: inout [ArchiveValue]) {
+        switch self {
+        case .array(let elements, _), .set(let elements, _): pending.append(contentsOf: elements)
+        case .orderedSet(let set): pending.append(contentsOf: set.elements)
+        case .dictionary(let entries, _):
+            for entry in entries {
+                pending.append(entry.key)
+                pending.append(entry.value)
             }
+        case .instance(let instance): pending.append(contentsOf: instance.fields.lazy.compactMap(\.value.value))
+        case .attributedString(let string):
+            for run in string.runs { pending.append(contentsOf: run.attributes.values) }
+            if let stored = string.stored { pending.append(.instance(stored)) }
+        case .countedSet(let set):
+            pending.append(contentsOf: set.entries.lazy.map(\.element))
+            if let stored = set.stored { pending.append(.instance(stored)) }
+        case .measurement(let measurement):
+            pending.append(.unit(measurement.unit))
+            if let stored = measurement.stored { pending.append(.instance(stored)) }
+        case .unit(let unit):
+            if let stored = unit.stored { pending.append(.instance(stored)) }
+        case .decimalNumber(let number):
+            if let stored = number.stored { pending.append(.instance(stored)) }
+        case .encodedValue(let value):
+            if let stored = value.stored { pending.append(.instance(stored)) }
+        case .timeZone(let zone):
+            if let stored = zone.stored { pending.append(.instance(stored)) }
+        case .locale(let locale):
+            if let stored = locale.stored { pending.append(.instance(stored)) }
+        case .affineTransform(let transform):
+            if let stored = transform.stored { pending.append(.instance(stored)) }
+        case .sortDescriptor(let descriptor):
+            if let stored = descriptor.stored { pending.append(.instance(stored)) }
+        case .null, .string, .bool, .integer, .real, .data, .date, .uuid, .url, .special, .indexSet, .indexPath, .unitConverter, .object, .shared, .backReference:
+            break
         }
     }
 }

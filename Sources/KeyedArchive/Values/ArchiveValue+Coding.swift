@@ -73,6 +73,28 @@ enum ArchiveValueEncoding {
             }
         case .instance(let instance):
             return try reference(for: instance, in: encoder, identity: identity)
+        case .attributedString(let value):
+            return try reference(for: try value.archivedInstance(), in: encoder, identity: identity)
+        case .decimalNumber(let value):
+            return try reference(for: try value.archivedInstance(), in: encoder, identity: identity)
+        case .encodedValue(let value):
+            return try reference(for: try value.archivedInstance(), in: encoder, identity: identity)
+        case .countedSet(let value):
+            return try reference(for: try value.archivedInstance(), in: encoder, identity: identity)
+        case .timeZone(let value):
+            return try reference(for: try value.archivedInstance(), in: encoder, identity: identity)
+        case .locale(let value):
+            return try reference(for: try value.archivedInstance(), in: encoder, identity: identity)
+        case .measurement(let value):
+            return try reference(for: try value.archivedInstance(), in: encoder, identity: identity)
+        case .unit(let value):
+            return try reference(for: try value.archivedInstance(), in: encoder, identity: identity)
+        case .unitConverter(let value):
+            return try reference(for: value.archivedInstance(), in: encoder, identity: identity)
+        case .affineTransform(let value):
+            return try reference(for: try value.archivedInstance(), in: encoder, identity: identity)
+        case .sortDescriptor(let value):
+            return try reference(for: try value.archivedInstance(), in: encoder, identity: identity)
         case .shared(let object):
             if let known = encoder.session.knownReference(for: object) { return known }
             return try reference(for: object.value, in: encoder, identity: object)
@@ -118,7 +140,8 @@ enum ArchiveValueEncoding {
             return try encoder.reference(for: set)
         case .indexPath(let path):
             return try encoder.reference(for: path)
-        case .array, .set, .orderedSet, .dictionary, .instance, .shared, .backReference, .object:
+        case .array, .set, .orderedSet, .dictionary, .instance, .shared, .backReference, .object, .attributedString, .decimalNumber, .encodedValue,
+             .countedSet, .timeZone, .locale, .measurement, .unit, .unitConverter, .affineTransform, .sortDescriptor:
             return try reference(for: value, in: encoder)
         }
     }

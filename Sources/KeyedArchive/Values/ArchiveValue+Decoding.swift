@@ -28,6 +28,8 @@ enum ArchiveValueDecoding {
         /// How many sets and dictionaries nest along the deepest path: comparing two values takes
         /// a call per such level.
         var unorderedHeight = 0
+        /// The stack that releasing the value takes, by ``releaseCost(of:mapping:)`` a level.
+        var releaseBytes = 0
     }
 
     /// How deep sets and dictionaries may nest in what decoding compares while it reads (a
@@ -36,7 +38,7 @@ enum ArchiveValueDecoding {
 
     private static let nodeType = ObjectIdentifier(Node.self)
 
-    private enum Container {
+    enum Container {
         case array, set, orderedSet, dictionary
         /// An object read field by field: its class chain and fields.
         case instance
@@ -76,6 +78,9 @@ enum ArchiveValueDecoding {
         var total = 1
         var childHeight = 0
         var childUnorderedHeight = 0
+        var childReleaseBytes = 0
+        /// The release cost from the walk's root down to and including this frame.
+        var releaseDepth = 0
 
         init(uid: Int, container: Container, mutable: Bool = false, keys: ArchiveReferenceList? = nil, objects: ArchiveReferenceList = ArchiveReferenceList([]),
              items: [PropertyListValue] = [], itemKeys: [String] = [], descriptor: ArchiveGraph.ClassDescriptor? = nil,
@@ -119,8 +124,9 @@ enum ArchiveValueDecoding {
         let session = decoder.session
         var stack: [Frame] = []
         var pathDepth = 0
+        let budget = ReleaseBudget()
         do throws(ArchiveError) {
-            var finished = try open(root, decoder: decoder, stack: &stack)
+            var finished = try open(root, decoder: decoder, stack: &stack, budget: budget)
             while true {
                 if let node = finished {
                     guard !stack.isEmpty else { return node }
@@ -132,6 +138,7 @@ enum ArchiveValueDecoding {
                     try session.countTreeValues(node.expandedCount, into: &stack[last].total, uid: stack[last].uid)
                     stack[last].childHeight = max(stack[last].childHeight, node.height)
                     stack[last].childUnorderedHeight = max(stack[last].childUnorderedHeight, node.unorderedHeight)
+                    stack[last].childReleaseBytes = max(stack[last].childReleaseBytes, node.releaseBytes)
                     if stack[last].compares, node.unorderedHeight > maximumComparedNesting {
                         throw session.error(.depthLimitExceeded, "\(stack[last].container == .orderedSet ? "an ordered set's element" : "a dictionary key") nests sets and dictionaries \(node.unorderedHeight) levels deep, more than the \(maximumComparedNesting) such values are compared to", uid: stack[last].uid)
                     }
@@ -152,7 +159,7 @@ enum ArchiveValueDecoding {
                     guard !reference.isNull else {
                         throw session.error(.valueNotFound, "\(what) is $null", uid: stack[last].uid)
                     }
-                    finished = try open(try session.index(reference), decoder: decoder, stack: &stack)
+                    finished = try open(try session.index(reference), decoder: decoder, stack: &stack, budget: budget)
                     continue
                 }
                 // An object's field or an inline container's element.
@@ -175,16 +182,16 @@ enum ArchiveValueDecoding {
                 pathDepth += 1
                 switch item {
                 case .uid(let target):
-                    finished = try open(try session.index(target), decoder: decoder, stack: &stack)
+                    finished = try open(try session.index(target), decoder: decoder, stack: &stack, budget: budget)
                 case .array(let elements):
-                    try pushInline(Frame(uid: -1, container: .inlineArray, items: elements), stack: &stack, session: session)
+                    try pushInline(Frame(uid: -1, container: .inlineArray, items: elements), stack: &stack, session: session, budget: budget)
                     finished = nil
                 case .set(let elements):
-                    try pushInline(Frame(uid: -1, container: .inlineSet, items: elements), stack: &stack, session: session)
+                    try pushInline(Frame(uid: -1, container: .inlineSet, items: elements), stack: &stack, session: session, budget: budget)
                     finished = nil
                 case .dictionary(let dictionary):
                     try pushInline(Frame(uid: -1, container: .inlineDictionary, items: dictionary.entries.map(\.value), itemKeys: dictionary.entries.map(\.key)),
-                                   stack: &stack, session: session)
+                                   stack: &stack, session: session, budget: budget)
                     finished = nil
                 case .string(let string): finished = Node(value: .string(string), expandedCount: 1)
                 case .integer(let integer): finished = Node(value: .integer(integer), expandedCount: 1)
@@ -272,7 +279,13 @@ enum ArchiveValueDecoding {
         case .instance:
             let instance = ArchiveInstance(className: done.descriptor?.name ?? "", classes: done.descriptor?.classes ?? [], fields: done.fields)
             if let mapping = done.mapping {
-                value = try FieldMappedFoundation.value(of: instance, as: mapping, session: session, uid: done.uid)
+                do {
+                    value = try FieldMappedFoundation.value(of: instance, as: mapping, session: session, uid: done.uid)
+                } catch where session.registry.inspectsUnknownClasses && showsAsStored(error) {
+                    // Under inspection an object that does not read as its class's value is
+                    // shown as what it holds, as `keyedarchive dump` shows it.
+                    value = .instance(instance)
+                }
             } else {
                 value = .instance(instance)
             }
@@ -281,11 +294,21 @@ enum ArchiveValueDecoding {
             shared.fill(value)
             value = .shared(shared)
         }
+        // Sets, dictionaries and the values that hold dictionaries or compare their elements in
+        // any order are compared by a call per level.
         let unordered = done.container == .set || done.container == .dictionary || done.container == .inlineSet || done.container == .inlineDictionary
+            || done.mapping == .attributedString || done.mapping == .countedSet
         let node = Node(value: value, expandedCount: done.total, height: done.childHeight &+ 1,
-                        unorderedHeight: done.childUnorderedHeight &+ (unordered ? 1 : 0))
+                        unorderedHeight: done.childUnorderedHeight &+ (unordered ? 1 : 0),
+                        releaseBytes: done.childReleaseBytes &+ releaseCost(of: done.container, mapping: done.mapping))
         if done.uid >= 0 { session.endContainer(uid: done.uid, type: nodeType, value: node) }
         return node
+    }
+
+    /// Whether an error says an object does not read as its class's value (what it holds is
+    /// wrong), rather than that a limit or the registry stopped the decode.
+    static func showsAsStored(_ error: ArchiveError) -> Bool {
+        [.typeMismatch, .valueOutOfRange, .valueNotFound].contains(error.code)
     }
 
     /// Each key once, with its last value, where it was stored last (as `NSDictionary` keeps the
@@ -299,21 +322,21 @@ enum ArchiveValueDecoding {
 
     /// Pushes a container stored inline in a field: the elements count against the budget of
     /// the object holding it, and its nesting against the stack.
-    private static func pushInline(_ frame: Frame, stack: inout [Frame], session: ArchiveDecodingSession) throws(ArchiveError) {
+    private static func pushInline(_ frame: Frame, stack: inout [Frame], session: ArchiveDecodingSession, budget: ReleaseBudget) throws(ArchiveError) {
         let holder = owner(of: stack) ?? 0
         try session.chargeElements(frame.items.count, uid: holder)
         guard stack.count < session.options.maximumDepth else {
             throw session.error(.depthLimitExceeded, "values nest deeper than \(session.options.maximumDepth)", uid: holder)
         }
-        guard ThreadStackLimit.canHoldValue(depth: stack.count &+ 1) else {
-            throw session.error(.stackExhausted, PropertyListError.valueTooDeepForStack(stack.count &+ 1).message, uid: holder)
-        }
+        var frame = frame
+        frame.releaseDepth = (stack.last?.releaseDepth ?? 0) &+ releaseCost(of: frame.container, mapping: nil)
+        guard budget.allows(frame.releaseDepth) else { throw budget.refusal(depth: stack.count &+ 1, session: session, uid: holder) }
         stack.append(frame)
     }
 
     /// A leaf or an already decoded collection as a finished node; otherwise the collection or
     /// object is marked as being decoded and pushed, and nil returned.
-    private static func open(_ uid: Int, decoder: KeyedArchiveDecoder, stack: inout [Frame]) throws(ArchiveError) -> Node? {
+    private static func open(_ uid: Int, decoder: KeyedArchiveDecoder, stack: inout [Frame], budget: ReleaseBudget) throws(ArchiveError) -> Node? {
         let session = decoder.session
         func leaf(_ value: ArchiveValue) -> Node { Node(value: value, expandedCount: 1) }
         switch session.object(uid) {
@@ -340,6 +363,13 @@ enum ArchiveValueDecoding {
         }
         let kind: FoundationClass
         var shared: ArchiveSharedObject?
+        if !session.registry.inspectsUnknownClasses, let parent = stack.last, parent.container == .instance,
+           parent.mapping == .value || parent.mapping == .affineTransform,
+           let descriptor = session.store.classDescriptor(of: uid), descriptor.name.isExactlyEqual(to: FieldMappedFoundation.oldStyleArrayClass) {
+            // The array of an NSValue of an Objective-C type (or of Linux's NSAffineTransform):
+            // Foundation's own private class, part of that object, read as its fields.
+            return try pushObject(uid, descriptor: descriptor, mapping: nil, shared: nil, stack: &stack, session: session, budget: budget)
+        }
         switch try session.archiveValueClass(ofInstance: uid) {
         case .object(let object):
             return leaf(.object(object))
@@ -350,7 +380,7 @@ enum ArchiveValueDecoding {
                 if let known = sharing.objects[uid] { return leaf(sharing.reference(to: known)) }
                 shared = sharing.make(uid)
             }
-            return try pushObject(uid, descriptor: descriptor, mapping: nil, shared: shared, stack: &stack, session: session)
+            return try pushObject(uid, descriptor: descriptor, mapping: nil, shared: shared, stack: &stack, session: session, budget: budget)
         }
         if session.registry.inspectsUnknownClasses, let sharing = try sharing(session), sharing.isShared(uid) {
             // An object several places refer to is one value: decoded once, here.
@@ -360,7 +390,7 @@ enum ArchiveValueDecoding {
         let inspects = session.registry.inspectsUnknownClasses
         func sharedLeaf(_ value: ArchiveValue) throws(ArchiveError) -> Node? {
             if inspects, !ArchiveValueFidelity.isStoredAsWritten(value, uid: uid, session: session) {
-                return try pushObject(uid, descriptor: session.store.classDescriptor(of: uid), mapping: nil, shared: shared, stack: &stack, session: session)
+                return try pushObject(uid, descriptor: session.store.classDescriptor(of: uid), mapping: nil, shared: shared, stack: &stack, session: session, budget: budget)
             }
             guard let shared else { return leaf(value) }
             shared.fill(value)
@@ -368,26 +398,38 @@ enum ArchiveValueDecoding {
         }
         let reference = ArchiveReference(uid: PropertyListUID(UInt64(uid)))
         let chain = session.classChain(ofInstance: uid)
+        let value: ArchiveValue?
+        do {
+            switch kind {
+            case .string:
+                value = .string(try ArchiveStringDecoding.decode(uid: uid, session: session), mutable: chain.contains("NSMutableString"))
+            case .data:
+                value = .data(try DataBytes.decode(uid: uid, session: session), mutable: chain.contains("NSMutableData"))
+            case .date:
+                value = .date(try Date.decode(uid: uid, session: session))
+            case .url:
+                value = .url(try typed(session) { try URL.decode(archiveReference: reference, from: decoder) })
+            case .uuid:
+                value = .uuid(try typed(session) { try UUID.decode(archiveReference: reference, from: decoder) })
+            case .null:
+                _ = try typed(session) { try ArchiveNull.decode(archiveReference: reference, from: decoder) }
+                value = .null
+            case .indexPath:
+                value = .indexPath(try typed(session) { try IndexPath.decode(archiveReference: reference, from: decoder) })
+            case .indexSet:
+                value = .indexSet(try typed(session) { try ArchiveIndexSet.decode(archiveReference: reference, from: decoder) })
+            case .value where FieldMappedFoundation.isSpecialValue(uid: uid, session: session):
+                value = .special(try ArchiveSpecialValue.read(reference, from: decoder, requested: requested))
+            default:
+                value = nil
+            }
+        } catch where inspects && showsAsStored(error) {
+            // Under inspection an object that does not read as its class's value is shown as
+            // what it holds.
+            return try pushObject(uid, descriptor: session.store.classDescriptor(of: uid), mapping: nil, shared: shared, stack: &stack, session: session, budget: budget)
+        }
+        if let value { return try sharedLeaf(value) }
         switch kind {
-        case .string:
-            return try sharedLeaf(.string(try ArchiveStringDecoding.decode(uid: uid, session: session), mutable: chain.contains("NSMutableString")))
-        case .data:
-            return try sharedLeaf(.data(try DataBytes.decode(uid: uid, session: session), mutable: chain.contains("NSMutableData")))
-        case .date:
-            return try sharedLeaf(.date(try Date.decode(uid: uid, session: session)))
-        case .url:
-            return try sharedLeaf(.url(try typed(session) { try URL.decode(archiveReference: reference, from: decoder) }))
-        case .uuid:
-            return try sharedLeaf(.uuid(try typed(session) { try UUID.decode(archiveReference: reference, from: decoder) }))
-        case .null:
-            _ = try typed(session) { try ArchiveNull.decode(archiveReference: reference, from: decoder) }
-            return try sharedLeaf(.null)
-        case .indexPath:
-            return try sharedLeaf(.indexPath(try typed(session) { try IndexPath.decode(archiveReference: reference, from: decoder) }))
-        case .indexSet:
-            return try sharedLeaf(.indexSet(try typed(session) { try ArchiveIndexSet.decode(archiveReference: reference, from: decoder) }))
-        case .value where FieldMappedFoundation.isSpecialValue(uid: uid, session: session):
-            return try sharedLeaf(.special(try ArchiveSpecialValue.read(reference, from: decoder, requested: requested)))
         case .array, .set, .dictionary, .orderedSet:
             break
         default:
@@ -396,15 +438,15 @@ enum ArchiveValueDecoding {
                 throw session.error(.typeMismatch, "expected an \(kind.defaultNames.first ?? kind.rawValue), found \(session.describe(uid))", uid: uid)
             }
             if shared == nil, case let known as Node = session.decodedContainer(uid: uid, type: nodeType) { return known }
-            return try pushObject(uid, descriptor: session.store.classDescriptor(of: uid), fields: instance.fields, mapping: kind, shared: shared, stack: &stack, session: session)
+            return try pushObject(uid, descriptor: session.store.classDescriptor(of: uid), fields: instance.fields, mapping: kind, shared: shared, stack: &stack, session: session, budget: budget)
         }
         if shared == nil, case let known as Node = session.decodedContainer(uid: uid, type: nodeType) {
             let maximumDepth = session.options.maximumDepth
             guard stack.count &+ known.height <= maximumDepth else {
                 throw session.error(.depthLimitExceeded, "a shared collection \(known.height) levels deep, referenced \(stack.count) levels down, nests deeper than \(maximumDepth)", uid: uid)
             }
-            guard ThreadStackLimit.canHoldValue(depth: stack.count &+ known.height) else {
-                throw session.error(.stackExhausted, PropertyListError.valueTooDeepForStack(stack.count &+ known.height).message, uid: uid)
+            guard budget.allows((stack.last?.releaseDepth ?? 0) &+ known.releaseBytes) else {
+                throw budget.refusal(depth: stack.count &+ known.height, session: session, uid: uid)
             }
             return known
         }
@@ -413,7 +455,7 @@ enum ArchiveValueDecoding {
         var keys: ArchiveReferenceList?
         let mutableName: String
         if inspects, !ArchiveValueFidelity.isCollectionStoredAsWritten(kind, mutable: chain.contains(kind == .orderedSet ? "NSMutableOrderedSet" : kind == .dictionary ? "NSMutableDictionary" : kind == .set ? "NSMutableSet" : "NSMutableArray"), uid: uid, session: session) {
-            return try pushObject(uid, descriptor: session.store.classDescriptor(of: uid), mapping: nil, shared: shared, stack: &stack, session: session)
+            return try pushObject(uid, descriptor: session.store.classDescriptor(of: uid), mapping: nil, shared: shared, stack: &stack, session: session, budget: budget)
         }
         if kind == .orderedSet {
             container = .orderedSet
@@ -441,17 +483,43 @@ enum ArchiveValueDecoding {
                 mutableName = "NSMutableArray"
             }
         }
-        guard ThreadStackLimit.canHoldValue(depth: stack.count &+ 1) else {
-            throw session.error(.stackExhausted, PropertyListError.valueTooDeepForStack(stack.count &+ 1).message, uid: uid)
-        }
-        try session.beginContainer(uid: uid, type: nodeType, count: objects.count, describing: ArchiveValue.self)
-        stack.append(Frame(uid: uid, container: container, mutable: chain.contains(mutableName), keys: keys, objects: objects, shared: shared))
+        var frame = Frame(uid: uid, container: container, mutable: chain.contains(mutableName), keys: keys, objects: objects, shared: shared)
+        try begin(&frame, on: stack, count: objects.count, session: session, budget: budget)
+        stack.append(frame)
         return nil
+    }
+
+    /// Marks a collection or object as being decoded: the cycle, element and depth limits first,
+    /// then whether the thread could release a value nested `depth` deep.
+    private static func begin(_ frame: inout Frame, on stack: [Frame], count: Int, session: ArchiveDecodingSession, budget: ReleaseBudget) throws(ArchiveError) {
+        try session.beginContainer(uid: frame.uid, type: nodeType, count: count, describing: ArchiveValue.self)
+        frame.releaseDepth = (stack.last?.releaseDepth ?? 0) &+ releaseCost(of: frame.container, mapping: frame.mapping)
+        guard budget.allows(frame.releaseDepth) else {
+            session.unmarkContainer(uid: frame.uid)
+            throw budget.refusal(depth: stack.count &+ 1, session: session, uid: frame.uid)
+        }
+    }
+
+    /// The stack that releasing one level of a container takes, measured in a debug build
+    /// (`Docs/Security.md`, "Thread stacks"), with a margin: an `ArchiveValue` array level takes
+    /// about 530 bytes, a dictionary's 560, an object's fields 860, a counted set's or a
+    /// measurement's 910, an attributed string's (its runs and its stored fields) 1,470.
+    static func releaseCost(of container: Container, mapping: FoundationClass?) -> Int {
+        switch container {
+        case .array, .set, .orderedSet, .inlineArray, .inlineSet: return 608
+        case .dictionary, .inlineDictionary: return 640
+        case .instance:
+            switch mapping {
+            case nil: return 992
+            case .attributedString?: return 1_696
+            default: return 1_056
+            }
+        }
     }
 
     /// Marks the object at `uid` as being decoded and pushes it, to be read field by field.
     private static func pushObject(_ uid: Int, descriptor: ArchiveGraph.ClassDescriptor?, fields known: ArchiveFields? = nil, mapping: FoundationClass?,
-                                   shared: ArchiveSharedObject?, stack: inout [Frame], session: ArchiveDecodingSession) throws(ArchiveError) -> Node? {
+                                   shared: ArchiveSharedObject?, stack: inout [Frame], session: ArchiveDecodingSession, budget: ReleaseBudget) throws(ArchiveError) -> Node? {
         let stored: ArchiveFields
         if let known {
             stored = known
@@ -462,17 +530,24 @@ enum ArchiveValueDecoding {
             try session.checkKeysAreUnique(instance.fields, uid: uid)
             stored = instance.fields
         }
-        var keys: [String] = []
-        var items: [PropertyListValue] = []
+        // The fields in the order the archiver wrote them, as far as the file tells: a keyed
+        // archiver numbers each new object when a field first refers to it, so fields referring
+        // to objects go by the UIDs they refer to, after the inline ones (whose order leaves no
+        // trace, and changes nothing when written). Encoding them in this order numbers the
+        // objects as the file does.
+        var ordered: [(order: UInt64, key: String, item: PropertyListValue)] = []
         for entry in stored.dictionary.entries where !entry.key.isExactlyEqual(to: ArchiveKeys.classKey) {
-            keys.append(entry.key)
-            items.append(entry.value)
+            var order: UInt64 = 0
+            if case .uid(let target) = entry.value { order = target.value }
+            ordered.append((order, entry.key, entry.value))
         }
-        guard ThreadStackLimit.canHoldValue(depth: stack.count &+ 1) else {
-            throw session.error(.stackExhausted, PropertyListError.valueTooDeepForStack(stack.count &+ 1).message, uid: uid)
-        }
-        try session.beginContainer(uid: uid, type: nodeType, count: items.count, describing: ArchiveValue.self)
-        stack.append(Frame(uid: uid, container: .instance, items: items, itemKeys: keys, descriptor: descriptor, mapping: mapping, shared: shared))
+        // A stable sort: equal orders keep file order.
+        let sorted = ordered.enumerated().sorted { ($0.element.order, $0.offset) < ($1.element.order, $1.offset) }.map(\.element)
+        let keys = sorted.map(\.key)
+        let items = sorted.map(\.item)
+        var frame = Frame(uid: uid, container: .instance, items: items, itemKeys: keys, descriptor: descriptor, mapping: mapping, shared: shared)
+        try begin(&frame, on: stack, count: items.count, session: session, budget: budget)
+        stack.append(frame)
         return nil
     }
 
@@ -514,6 +589,27 @@ enum ArchiveValueDecoding {
         try session.beginContainer(uid: 0, type: type, count: 0, describing: ArchiveValueSharing.self)
         session.endContainer(uid: 0, type: type, value: table)
         return table
+    }
+}
+
+/// Whether the thread a decode runs on could release the value it builds: `ThreadStackLimit`
+/// answers for levels of `PropertyListValue` (256 bytes each), where an `ArchiveValue` level
+/// takes two to seven times that. Up to ``alwaysReleasable`` bytes — what `maximumDepth` 512
+/// levels of property-list values take, which any thread of 256 KiB releases — nothing is
+/// asked; past it, the thread's stack, looked up once per decode.
+final class ReleaseBudget {
+    static let alwaysReleasable = 512 * ThreadStackLimit.valueReleaseBytesPerLevel
+    private var limit: ThreadStackLimit?
+
+    /// Whether a value whose release takes `bytes` may be built here.
+    func allows(_ bytes: Int) -> Bool {
+        guard bytes > Self.alwaysReleasable else { return true }
+        if limit == nil { limit = .current() }
+        return (limit?.bytesLeft() ?? 0) > bytes
+    }
+
+    func refusal(depth: Int, session: ArchiveDecodingSession, uid: Int?) -> ArchiveError {
+        session.error(.stackExhausted, "values nest \(depth) deep, more than this thread's stack could release; read it on a thread with a bigger stack, or keep maximumDepth lower", uid: uid)
     }
 }
 

@@ -50,15 +50,21 @@ enum ArchiveValueFidelity {
     /// Whether a collection of `kind` at `uid` holds nothing but what encoding writes.
     static func isCollectionStoredAsWritten(_ kind: FoundationClass, mutable: Bool, uid: Int, session: ArchiveDecodingSession) -> Bool {
         guard let (entries, descriptor) = stored(uid, session: session), hasChain(descriptor, chain(of: kind, mutable: mutable)) else { return false }
+        func references(_ value: PropertyListValue?) -> Bool {
+            guard case .array(let elements)? = value else { return false }
+            return elements.allSatisfy { $0.uidValue != nil }
+        }
         switch kind {
-        case .dictionary: return fields(entries, exactly: ["NS.keys", "NS.objects"]) != nil
+        case .dictionary:
+            guard let byKey = fields(entries, exactly: ["NS.keys", "NS.objects"]) else { return false }
+            return references(byKey["NS.keys"]) && references(byKey["NS.objects"])
         case .orderedSet:
             // NS.object.0 … NS.object.n-1 and nothing else (a gap would hide what follows it).
             let keys = Set(entries.map { ExactString($0.key) })
             var count = 0
             while keys.contains(ExactString("NS.object.\(count)")) { count += 1 }
             return count == entries.count
-        default: return fields(entries, exactly: ["NS.objects"]) != nil
+        default: return references(fields(entries, exactly: ["NS.objects"])?["NS.objects"])
         }
     }
 

@@ -107,7 +107,8 @@ extension ArchiveValue {
                     keys.append(key)
                 }
                 return .container(Frame(children: entries.map(\.value), keys: keys, isSet: false))
-            case .null, .uuid, .url, .orderedSet, .special, .indexSet, .indexPath, .object, .instance, .shared, .backReference:
+            case .null, .uuid, .url, .orderedSet, .special, .indexSet, .indexPath, .object, .instance, .shared, .backReference,
+                 .attributedString, .decimalNumber, .encodedValue, .countedSet, .timeZone, .locale, .measurement, .unit, .unitConverter, .affineTransform, .sortDescriptor:
                 return .none
             }
         }

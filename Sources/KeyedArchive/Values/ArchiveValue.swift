@@ -66,6 +66,28 @@ public enum ArchiveValue: Sendable {
     case indexSet(ArchiveIndexSet)
     /// `NSIndexPath`.
     case indexPath(IndexPath)
+    /// `NSAttributedString` / `NSMutableAttributedString`.
+    case attributedString(ArchiveAttributedString)
+    /// `NSDecimalNumber`, exactly.
+    case decimalNumber(ArchiveDecimalNumber)
+    /// `NSValue` of an Objective-C type encoding (`[3i]`, `d`, …).
+    case encodedValue(ArchiveEncodedValue)
+    /// `NSCountedSet`: elements with their counts.
+    case countedSet(ArchiveCountedSet)
+    /// `NSTimeZone`.
+    case timeZone(ArchiveTimeZone)
+    /// `NSLocale`.
+    case locale(ArchiveLocale)
+    /// `NSMeasurement`.
+    case measurement(ArchiveMeasurement)
+    /// `NSUnit` / `NSDimension` and its subclasses.
+    case unit(ArchiveUnit)
+    /// `NSUnitConverterLinear` / `NSUnitConverterReciprocal`.
+    case unitConverter(ArchiveUnitConverter)
+    /// `NSAffineTransform`.
+    case affineTransform(ArchiveAffineTransform)
+    /// `NSSortDescriptor`.
+    case sortDescriptor(ArchiveSortDescriptor)
     /// An object of a class that is not one of Foundation's, admitted by the registry; decode it
     /// with ``KeyedArchiveDecoder/decode(_:reference:)`` while the decode is under way. It
     /// cannot be encoded (an ``ArchiveError/Code/typeMismatch``): encode the model instead.
@@ -186,6 +208,17 @@ extension ArchiveValue: Hashable {
         case let (.special(a), .special(b)): return a == b
         case let (.indexSet(a), .indexSet(b)): return a == b
         case let (.indexPath(a), .indexPath(b)): return a == b
+        case let (.attributedString(a), .attributedString(b)): return a == b
+        case let (.decimalNumber(a), .decimalNumber(b)): return a == b
+        case let (.encodedValue(a), .encodedValue(b)): return a == b
+        case let (.countedSet(a), .countedSet(b)): return a == b
+        case let (.timeZone(a), .timeZone(b)): return a == b
+        case let (.locale(a), .locale(b)): return a == b
+        case let (.measurement(a), .measurement(b)): return a == b
+        case let (.unit(a), .unit(b)): return a == b
+        case let (.unitConverter(a), .unitConverter(b)): return a == b
+        case let (.affineTransform(a), .affineTransform(b)): return a == b
+        case let (.sortDescriptor(a), .sortDescriptor(b)): return a == b
         case let (.object(a), .object(b)): return a == b
         case let (.shared(a), .shared(b)): return a === b
         case let (.backReference(a), .backReference(b)): return a == b
@@ -235,6 +268,17 @@ extension ArchiveValue: Hashable {
                 }
             case .shared(let object): hasher.combine(18 as UInt8); hasher.combine(object)
             case .backReference(let reference): hasher.combine(19 as UInt8); hasher.combine(reference)
+            case .attributedString(let value): hasher.combine(20 as UInt8); hasher.combine(value)
+            case .decimalNumber(let value): hasher.combine(21 as UInt8); hasher.combine(value)
+            case .encodedValue(let value): hasher.combine(22 as UInt8); hasher.combine(value)
+            case .countedSet(let value): hasher.combine(23 as UInt8); hasher.combine(value)
+            case .timeZone(let value): hasher.combine(24 as UInt8); hasher.combine(value)
+            case .locale(let value): hasher.combine(25 as UInt8); hasher.combine(value)
+            case .measurement(let value): hasher.combine(26 as UInt8); hasher.combine(value)
+            case .unit(let value): hasher.combine(27 as UInt8); hasher.combine(value)
+            case .unitConverter(let value): hasher.combine(28 as UInt8); hasher.combine(value)
+            case .affineTransform(let value): hasher.combine(29 as UInt8); hasher.combine(value)
+            case .sortDescriptor(let value): hasher.combine(30 as UInt8); hasher.combine(value)
             }
         }
     }
@@ -257,6 +301,8 @@ extension ArchiveValue: Hashable {
         case .orderedSet(let set): hasher.combine(10 as UInt8); hasher.combine(set.count)
         case .set(let elements, _): hasher.combine(11 as UInt8); hasher.combine(elements.count)
         case .dictionary(let entries, _): hasher.combine(12 as UInt8); hasher.combine(entries.count)
+        case .attributedString(let value): hasher.combine(20 as UInt8); hasher.combine(value.string)
+        case .countedSet(let value): hasher.combine(23 as UInt8); hasher.combine(value.entries.count)
         case .instance(let instance): hasher.combine(17 as UInt8); hasher.combine(instance.className); hasher.combine(instance.fields.count)
         default: hash(into: &hasher)
         }
@@ -286,6 +332,17 @@ extension ArchiveValue {
         case .special: return "NSValue"
         case .indexSet: return "index set"
         case .indexPath: return "index path"
+        case .attributedString: return "attributed string"
+        case .decimalNumber: return "decimal number"
+        case .encodedValue: return "NSValue of an Objective-C type"
+        case .countedSet: return "counted set"
+        case .timeZone: return "time zone"
+        case .locale: return "locale"
+        case .measurement: return "measurement"
+        case .unit: return "unit"
+        case .unitConverter: return "unit converter"
+        case .affineTransform: return "affine transform"
+        case .sortDescriptor: return "sort descriptor"
         case .object(let object): return "object of class \(object.className.excerptForMessage(128))"
         case .instance(let instance): return "object of class \(instance.className.excerptForMessage(128))"
         case .shared(let object): return object.value.kindName
@@ -419,6 +476,66 @@ extension ArchiveValue {
         return nil
     }
 
+    /// An `NSAttributedString`'s text and runs.
+    public var attributedStringValue: ArchiveAttributedString? {
+        if case .attributedString(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSDecimalNumber`, exactly.
+    public var decimalNumberValue: ArchiveDecimalNumber? {
+        if case .decimalNumber(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSValue` of an Objective-C type encoding.
+    public var encodedValue: ArchiveEncodedValue? {
+        if case .encodedValue(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSCountedSet`'s elements and counts.
+    public var countedSetValue: ArchiveCountedSet? {
+        if case .countedSet(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSTimeZone`.
+    public var timeZoneValue: ArchiveTimeZone? {
+        if case .timeZone(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSLocale`.
+    public var localeValue: ArchiveLocale? {
+        if case .locale(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSMeasurement`.
+    public var measurementValue: ArchiveMeasurement? {
+        if case .measurement(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSUnit`.
+    public var unitValue: ArchiveUnit? {
+        if case .unit(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSAffineTransform`.
+    public var affineTransformValue: ArchiveAffineTransform? {
+        if case .affineTransform(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSSortDescriptor`.
+    public var sortDescriptorValue: ArchiveSortDescriptor? {
+        if case .sortDescriptor(let value) = unshared { return value }
+        return nil
+    }
+
     /// An object of a class with no mapping, as its class chain and fields.
     public var instanceValue: ArchiveInstance? {
         if case .instance(let value) = unshared { return value }
@@ -536,6 +653,17 @@ extension ArchiveValue: CustomStringConvertible {
                 case .special(let special): pieces = [.text("\(special)")]
                 case .indexSet(let set): pieces = [.text("indexes\(set)")]
                 case .indexPath(let path): pieces = [.text("indexPath\(Array(path))")]
+                case .attributedString(let value): pieces = [.text(value.description)]
+                case .decimalNumber(let value): pieces = [.text("decimal(\(value))")]
+                case .encodedValue(let value): pieces = [.text("nsvalue(\(value))")]
+                case .countedSet(let value): pieces = [.text(value.description)]
+                case .timeZone(let value): pieces = [.text(value.description)]
+                case .locale(let value): pieces = [.text(value.description)]
+                case .measurement(let value): pieces = [.text("measurement(\(value))")]
+                case .unit(let value): pieces = [.text(value.description)]
+                case .unitConverter(let value): pieces = [.text("\(value)")]
+                case .affineTransform(let value): pieces = [.text(value.description)]
+                case .sortDescriptor(let value): pieces = [.text(value.description)]
                 case .object(let object): pieces = [.text(object.description)]
                 case .instance(let instance):
                     pieces = list("<\(instance.className) {", instance.fields.map { field in
