@@ -14,9 +14,9 @@ import PropertyList
 /// Keys are the stored keys, exactly as the file spells them (an unkeyed value is `$0`, a user
 /// key that begins with `$` is stored with one more `$`). Decoded fields come in the order the
 /// archiver wrote them, as far as the file tells (a file stores keys in hash or sorted order):
-/// the inline ones first, in file order, then those referring to objects by the number of the
-/// object they refer to — the order in which a keyed archiver numbers new objects. Encoding
-/// writes the fields in order, so a decoded object's objects are numbered as in its file. A field's value says how it was stored: a reference to `$null`, a reference to an
+/// those referring to objects by the number of the object they refer to — the order in which a
+/// keyed archiver numbers new objects — then the inline ones, in file order. Encoding writes the
+/// fields in order, so a decoded object's objects are numbered as in its file. A field's value says how it was stored: a reference to `$null`, a reference to an
 /// object or a plain value of `$objects`, or a value stored in the object itself (what
 /// `encodeInt:forKey:`, `encodeDouble:forKey:`, `encodeBool:forKey:` and
 /// `encodeBytes:length:forKey:` write).
