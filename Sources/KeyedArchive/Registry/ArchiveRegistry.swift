@@ -95,8 +95,13 @@ public struct ArchiveRegistry: Sendable {
 
     /// A registry with Foundation's value classes and no model types.
     public init() {
-        self.init(foundationClasses: Set(FoundationClass.allCases))
+        // A copy of one made once: its tables are shared until changed, and making them takes
+        // some 60 names (every NSUnit subclass among them) hashed and compared — noticeable for
+        // the many callers that write `registry: ArchiveRegistry()` at each decode.
+        self = Self.foundationDefault
     }
+
+    private static let foundationDefault = ArchiveRegistry(foundationClasses: Set(FoundationClass.allCases))
 
     /// A registry that admits only the given Foundation classes (under their default names).
     /// Plain strings, numbers and data in `$objects` are admitted wherever the requested Swift

@@ -95,20 +95,31 @@ enum ArchiveValueDecoding {
             self.descriptor = descriptor
             self.mapping = mapping
             self.shared = shared
-        }
-
-        var count: Int {
             switch container {
-            case .array, .set, .orderedSet, .dictionary: return objects.count
-            case .instance, .inlineArray, .inlineSet, .inlineDictionary: return items.count
+            case .array, .set, .orderedSet, .dictionary: count = objects.count
+            case .instance, .inlineArray, .inlineSet, .inlineDictionary: count = items.count
             }
+            hasKeys = keys != nil
         }
 
-        /// Whether the value at `position` is compared as it is read (a dictionary key, an
-        /// ordered set's element).
-        var compares: Bool {
-            container == .orderedSet || (keys != nil && key == nil)
+        /// How many children the frame reads. (Stored, as everything the walk asks of a frame
+        /// at each child: a computed property of an array element copies the frame.)
+        let count: Int
+        /// Whether the frame is a dictionary (its keys are compared as they are read).
+        let hasKeys: Bool
+
+        /// The reference a collection frame reads next, how the key path names it, and how a
+        /// message names it.
+        mutating func nextReference() -> (ArchiveReference, ArchiveKeyPath.Component, String) {
+            if let keys {
+                if let key {
+                    return (objects[position], key.stringValue.map { .key($0) } ?? .index(position), "the value of entry \(position)")
+                }
+                return (keys[position], .index(position), "key \(position)")
+            }
+            return (objects[position], .index(position), "element \(position)")
         }
+
     }
 
     static func decode(reference: ArchiveReference, decoder: KeyedArchiveDecoder) throws(ArchiveError) -> ArchiveValue {
@@ -139,7 +150,9 @@ enum ArchiveValueDecoding {
                     stack[last].childHeight = max(stack[last].childHeight, node.height)
                     stack[last].childUnorderedHeight = max(stack[last].childUnorderedHeight, node.unorderedHeight)
                     stack[last].childReleaseBytes = max(stack[last].childReleaseBytes, node.releaseBytes)
-                    if stack[last].compares, node.unorderedHeight > maximumComparedNesting {
+                    // Compared as it is read: a dictionary's key, an ordered set's element.
+                    let compares = stack[last].container == .orderedSet || (stack[last].hasKeys && stack[last].key == nil)
+                    if compares, node.unorderedHeight > maximumComparedNesting {
                         throw session.error(.depthLimitExceeded, "\(stack[last].container == .orderedSet ? "an ordered set's element" : "a dictionary key") nests sets and dictionaries \(node.unorderedHeight) levels deep, more than the \(maximumComparedNesting) such values are compared to", uid: stack[last].uid)
                     }
                     try append(node.value, to: &stack[last], session: session)
@@ -153,7 +166,9 @@ enum ArchiveValueDecoding {
                     continue
                 }
                 if stack[last].container == .array || stack[last].container == .set || stack[last].container == .orderedSet || stack[last].container == .dictionary {
-                    let (reference, component, what) = nextReference(of: stack[last])
+                    // A mutating method of the element, so that the frame is accessed in place: read
+                    // through the array's getter, it is copied (a retain of each of its arrays).
+                    let (reference, component, what) = stack[last].nextReference()
                     session.pushPath(component)
                     pathDepth += 1
                     guard !reference.isNull else {
@@ -219,18 +234,6 @@ enum ArchiveValueDecoding {
         stack.last { $0.uid >= 0 }?.uid
     }
 
-    /// The reference a collection frame reads next, how the key path names it, and how a
-    /// message names it.
-    private static func nextReference(of frame: Frame) -> (ArchiveReference, ArchiveKeyPath.Component, String) {
-        let position = frame.position
-        if let keys = frame.keys {
-            if let key = frame.key {
-                return (frame.objects[position], key.stringValue.map { .key($0) } ?? .index(position), "the value of entry \(position)")
-            }
-            return (keys[position], .index(position), "key \(position)")
-        }
-        return (frame.objects[position], .index(position), "element \(position)")
-    }
 
     /// Adds a finished child to the frame that holds it.
     private static func append(_ value: ArchiveValue, to frame: inout Frame, session: ArchiveDecodingSession) throws(ArchiveError) {
