@@ -355,29 +355,8 @@ import Testing
     func deepObjectsStopWithATypedError(stackSize: Int) throws {
         let bytes = try StackSafetyTests.fixture("node-chain-10000.plist")
         for options in [ArchiveReadingOptions.default, StackSafetyTests.deepReading] {
-            let outcome = onThread(stackSize: stackSize) { () -> StackSafetyTests.Outcome<Int> in
-                do {
-                    var depth = 0
-                    var value = try KeyedUnarchiver.unarchive(ArchiveValue.self, from: bytes, registry: Self.inspecting, options: options)
-                    while let child = value.instanceValue?["child"]?.value {
-                        depth += 1
-                        value = child
-                    }
-                    return .success(depth)
-                } catch {
-                    return .caught(error)
-                }
-            }
-            switch outcome {
-            case .success(let depth):
-                #expect(options.maximumDepth > 10_000 && depth > 9_000, "\(depth)")
-            case .failure(let error):
-                // At the default depth limit a small thread may stop first: a level of an
-                // ArchiveValue takes 0.6–1.7 KiB of stack to release in a debug build.
-                let expected: Set<ArchiveError.Code> = options.maximumDepth > 10_000 ? [.stackExhausted]
-                    : stackSize >= 8 << 20 ? [.depthLimitExceeded] : [.depthLimitExceeded, .stackExhausted]
-                #expect(expected.contains(error.code), "\(error)")
-            }
+            let outcome = ArchiveValueAPITests.depthOnThread(bytes, registry: Self.inspecting, options: options, stackSize: stackSize) { $0.instanceValue?["child"]?.value }
+            ArchiveValueAPITests.expectDeepOutcome(outcome, options: options, stackSize: stackSize)
         }
     }
 
