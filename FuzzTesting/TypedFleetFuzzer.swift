@@ -17,6 +17,11 @@
 // The same checks run for `IndexPath`, `ArchiveIndexSet`, `ArchiveOrderedSet<String>` and
 // `ArchiveSpecialValue` (NSValue) at `root`, through a registry of Foundation classes only (their
 // packed, numbered and text fields).
+//   - every top-level value decodes as `ArchiveValue` (the Foundation classes read field by
+//     field included) with the default registry and under `inspectsUnknownClasses`, or fails
+//     with a typed error; the bytes and the generic view give the same outcome; a decoded value
+//     archives again, and under inspection to a graph `ArchiveDiff` calls equal to the input's
+//     (sharing and class chains included) wherever the input's classes can be written at all.
 //   - decoding the input's bytes directly (`KeyedUnarchiver(bytes:)`, which reads a binary
 //     archive in place and takes typed decoding's shortcuts) gives the same outcome as decoding
 //     the generic view: the same error (code, UID, key path and message), or an equal graph —
@@ -79,6 +84,8 @@ enum TypedFleet {
         classes(PilotValue.self, registry: Fleet.valueRegistry, bytes: bytes, graph: graph, options: options, shape: { FleetShape.pilotValues([$0]) })
         family(graph: graph, options: options)
         propertyListTree(bytes: bytes, graph: graph, options: options)
+        archiveValues(bytes: bytes, graph: graph, options: options, inspecting: false)
+        archiveValues(bytes: bytes, graph: graph, options: options, inspecting: true)
         // Foundation values with packed or numbered fields (NSIndexPath, NSIndexSet, NSOrderedSet).
         let foundation = ArchiveRegistry()
         classes(IndexPath.self, registry: foundation, bytes: bytes, graph: graph, options: options, shape: { path in
@@ -167,6 +174,9 @@ enum TypedFleet {
                 // reader would return otherwise (a leading U+FEFF, −0, a NaN payload: issue 26):
                 // refusing those is right.
                 if format == .xml, error.propertyListError?.code == .unsupportedValue || error.code == .unrepresentableValue { continue }
+                // A tree the thread could hold may still be too deep for it to write again (an
+                // encoder level takes several KiB under AddressSanitizer): the stop is typed.
+                if error.code == .stackExhausted { continue }
                 fuzzFinding("\(what): archiving the tree (\(format)) failed: \(error)")
             }
             switch Result(catching: { () throws(ArchiveError) in try KeyedUnarchiver(bytes: written, registry: registry).decode(PropertyListValue.self) }) {
@@ -177,6 +187,83 @@ enum TypedFleet {
                 fuzzFinding("\(what): our archive of the tree (\(format)) does not decode: \(error)")
             }
         }
+    }
+
+    /// Every top-level value as `ArchiveValue`; under inspection, the rewrite must be the same
+    /// graph.
+    static func archiveValues(bytes: [UInt8], graph: ArchiveGraph, options: ArchiveReadingOptions, inspecting: Bool) {
+        let what = inspecting ? "ArchiveValue (inspecting)" : "ArchiveValue"
+        var registry = ArchiveRegistry()
+        registry.inspectsUnknownClasses = inspecting
+        func decodeAll(_ unarchiver: () throws(ArchiveError) -> KeyedUnarchiver) -> Result<[(String, ArchiveValue?)], ArchiveError> {
+            Result { () throws(ArchiveError) in
+                let reader = try unarchiver()
+                var values: [(String, ArchiveValue?)] = []
+                let unkeyed = graph.top.compactMap { $0.key.hasPrefix("$") ? Int($0.key.dropFirst()).map { ($0, "") } : nil }.map(\.0).sorted()
+                guard unkeyed == Array(0..<unkeyed.count) else { return [] }
+                for position in unkeyed { values.append(("$\(position)", try reader.decodeUnkeyed(ArchiveValue.self, at: position))) }
+                for top in graph.top where !(top.key.hasPrefix("$") && Int(top.key.dropFirst()) != nil) {
+                    guard let key = ArchiveKeys.unescape(top.key) else { continue }
+                    values.append((key, try reader.decodeIfPresent(ArchiveValue.self, forKey: key)))
+                }
+                return values
+            }
+        }
+        let usual = decodeAll { () throws(ArchiveError) in KeyedUnarchiver(graph: graph, registry: registry, options: options) }
+        let direct = decodeAll { () throws(ArchiveError) in try KeyedUnarchiver(bytes: bytes, registry: registry, options: options) }
+        let values: [(String, ArchiveValue?)]
+        switch (usual, direct) {
+        case (.failure(let error), .failure(let again)):
+            guard again == error, again.message == error.message else { fuzzFinding("\(what): decoding the bytes and the generic view fail differently: \(again) vs \(error)") }
+            checkDecodingError(error, graph: graph, what)
+            return
+        case (.success(let decoded), .success):
+            values = decoded
+        case (.failure(let error), .success):
+            fuzzFinding("\(what): decoding the bytes succeeds where the generic view fails with \(error)")
+        case (.success, .failure(let error)):
+            fuzzFinding("\(what): decoding the bytes fails with \(error) where the generic view succeeds")
+        }
+        guard !values.isEmpty else { return }
+        var writing = ArchiveWritingOptions.appleFaithful
+        writing.maximumDepth = max(writing.maximumDepth, options.maximumDepth)
+        let archiver = KeyedArchiver(registry: registry, options: writing)
+        let written: [UInt8]
+        switch Result(catching: { () throws(ArchiveError) in
+            for (key, value) in values {
+                if key.hasPrefix("$"), Int(key.dropFirst()) != nil, let value { try archiver.encodeUnkeyed(value) } else { try archiver.encode(value, forKey: key) }
+            }
+            return try archiver.finish()
+        }) {
+        case .success(let bytes): written = bytes
+        case .failure(let error):
+            // A value too deep for this thread to write again, or what only a model can write
+            // (a registered class's reference; none is registered here), may be refused.
+            guard [.depthLimitExceeded, .stackExhausted, .typeMismatch, .duplicateKey].contains(error.code) else { fuzzFinding("\(what): archiving the values failed: \(error)") }
+            return
+        }
+        guard let again = try? ArchiveGraph(bytes: written, options: options) else { fuzzFinding("\(what): our archive of the values does not read") }
+        // Under inspection nothing is dropped — but a class dictionary whose $classname is not
+        // the first of its $classes, or whose $classes is empty, has no form an encoder writes,
+        // and a container inside a container stored inline in a field is written back as an
+        // object (ArchiveInstance.FieldValue.inline: an inline array's element decodes alike
+        // from either; no archiver writes such nesting).
+        func nestsInlineContainers(_ value: PropertyListValue) -> Bool {
+            switch value {
+            case .array(let elements), .set(let elements): return elements.contains { $0.isContainer }
+            case .dictionary(let dictionary): return dictionary.entries.contains { $0.value.isContainer }
+            default: return false
+            }
+        }
+        guard inspecting, graph.objects.allSatisfy({ object in
+            switch object {
+            case .classDescriptor(let descriptor): return descriptor.classes.first.map { $0.isExactlyEqual(to: descriptor.name) } ?? false
+            case .instance(let instance): return !instance.storage.entries.contains { nestsInlineContainers($0.value) }
+            default: return true
+            }
+        }) else { return }
+        let diff = ArchiveDiff(graph, again)
+        guard diff.isEqual || diff.incompleteReason != nil else { fuzzFinding("\(what): the rewrite is another graph: \(diff.differences.prefix(3).map(\.description))") }
     }
 
     /// Decodes `T` at `root`; on success re-archives and compares.
@@ -433,5 +520,14 @@ enum FleetShape {
         var walk = Walk()
         for record in records { walk.record(record) }
         return walk.tokens
+    }
+}
+
+private extension PropertyListValue {
+    var isContainer: Bool {
+        switch self {
+        case .array, .set, .dictionary: return true
+        default: return false
+        }
     }
 }

@@ -101,6 +101,48 @@ import Testing
         #expect(lines.count >= 3 && lines.allSatisfy { $0.contains("sharing changed") }, "\(lines)")
     }
 
+    /// A dictionary whose entries share an `NSDecimalNumber` (#3; laid out as a Mac writes it:
+    /// Foundation on Linux's archiver cannot write one) beside one of the same value of its own
+    /// (#5), and Foundation's archive of one whose entries share an `NSTimeZone`: the typed values
+    /// that keep their object (`ArchiveDecimalNumber`, `ArchiveTimeZone`) and `ArchiveValue`
+    /// share it again through the table, the lone equal one stays apart; a Swift `Decimal` is
+    /// its bits, so it is never written as another field's object.
+    @Test func fieldMappedValuesKeepTheirSharing() throws {
+        let mantissa: [UInt8] = [0xFB, 0x04] + Array(repeating: 0, count: 14) // 1275
+        let decimal: [(String, PropertyListValue)] = [
+            ("NS.exponent", .integer(-2)), ("NS.length", .integer(1)), ("NS.negative", .bool(false)),
+            ("NS.compact", .bool(true)), ("NS.mantissa", .data(mantissa)), ("NS.mantissa.bo", .integer(1)),
+        ]
+        let numberBytes = try Self.dictionary([("a", 3), ("b", 3), ("c", 5)], objects: [
+            /* 3 */ Self.instance(4, decimal),
+            /* 4 */ Self.classDictionary(["NSDecimalNumber", "NSNumber", "NSValue", "NSObject"]),
+            /* 5 */ Self.instance(4, decimal),
+        ])
+        let sharedPair = "root.b: sharing changed: in A the same object as root.a; in B another object"
+        let typedWithout = try Self.strictDifferences(numberBytes, try Self.reencode([String: ArchiveDecimalNumber].self, numberBytes, identities: nil))
+        #expect(typedWithout == [sharedPair])
+        let typed = try Self.reencode([String: ArchiveDecimalNumber].self, numberBytes, identities: ArchiveIdentityTable())
+        let typedLines = try Self.strictDifferences(numberBytes, typed)
+        #expect(typedLines == [], "\(typedLines)")
+        let reread = try KeyedUnarchiver(bytes: typed, registry: ArchiveRegistry()).decode([String: Decimal].self, forKey: "root")
+        #expect(reread == ["a": Decimal(string: "12.75"), "b": Decimal(string: "12.75"), "c": Decimal(string: "12.75")])
+        let decimals = try Self.reencode([String: Decimal].self, numberBytes, identities: ArchiveIdentityTable())
+        #expect(try Self.strictDifferences(numberBytes, decimals) == [sharedPair])
+        #expect(try Self.strictDifferences(numberBytes, try KeyedArchiver.roundTrip(numberBytes, registry: ArchiveRegistry())) == [])
+
+        // Foundation may list the keys in either order: which of a and b comes second varies.
+        func isTheSharedPair(_ line: String) -> Bool {
+            line == sharedPair || line == "root.a: sharing changed: in A the same object as root.b; in B another object"
+        }
+        let zone = try #require(NSTimeZone(name: "Europe/Paris"))
+        let zones = NSDictionary(dictionary: ["a": zone, "b": zone])
+        let zoneBytes = [UInt8](try NSKeyedArchiver.archivedData(withRootObject: zones, requiringSecureCoding: false))
+        let zoneWithout = try Self.strictDifferences(zoneBytes, try Self.reencode([String: ArchiveTimeZone].self, zoneBytes, identities: nil))
+        #expect(zoneWithout.count == 1 && zoneWithout.allSatisfy(isTheSharedPair), "\(zoneWithout)")
+        #expect(try Self.strictDifferences(zoneBytes, try Self.reencode([String: ArchiveTimeZone].self, zoneBytes, identities: ArchiveIdentityTable())) == [])
+        #expect(try Self.strictDifferences(zoneBytes, try Self.reencode([String: ArchiveValue].self, zoneBytes, identities: ArchiveIdentityTable())) == [])
+    }
+
     /// An `NSMutableArray` (#1) that contains itself cannot be a Swift value: the round trip
     /// copies it as stored (ArchiveGenericObject), and the copy's array holds itself again.
     @Test func aCollectionThatContainsItselfIsCopiedAsStored() throws {

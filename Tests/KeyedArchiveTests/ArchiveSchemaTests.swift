@@ -231,7 +231,7 @@ for path in sys.argv[1:]:
         for declaration in [
             "var small: Int", "var big: Int64", "var flag: Bool", "var unsigned: UInt64", "var tags: Set<String>",
             "var members: [Leaf]", "var path: IndexPath", "var indexes: ArchiveIndexSet", "var frame: ArchiveSpecialValue",
-            "var title: String", "var titleIsMutable = false", "var either: ArchiveValue", "var counted: ArchiveGenericObject",
+            "var title: String", "var titleIsMutable = false", "var either: ArchiveValue", "var counted: ArchiveCountedSet",
         ] {
             #expect(source.contains("        \(declaration)\n"), "\(declaration)")
         }

@@ -37,8 +37,6 @@ import Testing
     static let expectedRefusals: [String: ArchiveError.Code] = [
         // An NSMutableArray that contains itself.
         "nskeyedunarchiver-rs/circularReference.plist": .cyclicReference,
-        // An NSValue of Objective-C type "[3i]", which has no mapping.
-        "corelibs-foundation/unarchiver/NSKeyedUnarchiver-ConcreteValueTest.plist": .typeMismatch,
     ]
 
     @Test(.enabled(if: ArchiveFixtures.isCorpusAvailable, Comment(rawValue: ArchiveFixtures.skipMessage)))

@@ -241,7 +241,10 @@ final class ArchiveDecodingSession {
         // set's ranges and, in an ArchiveValue, an NSMutableString's text past 15 bytes (a
         // shorter one is held in the value's own bits); other values are their bits. A String
         // decoded as such is not noted: a plain string with the same text is the same value.
+        // So are the fields a field-mapped value (an attributed string, a decimal number, …)
+        // keeps of its object.
         var bearsIdentity = kind == .array || kind == .set || kind == .dictionary || kind == .orderedSet || kind == .url
+            || decodedObjectAddress(of: value) != nil
         switch value {
         case let indexSet as ArchiveIndexSet: bearsIdentity = !indexSet.isEmpty
         case let archiveValue as ArchiveValue:

@@ -102,9 +102,9 @@ public struct ArchiveEdgeInsets: Hashable, Sendable {
 
 /// An `NSValue` holding one of the structures Foundation archives by key. Decode this when any
 /// of them may come; decode ``ArchivePoint``, ``ArchiveSize``, ``ArchiveRect``, ``ArchiveRange``
-/// or ``ArchiveEdgeInsets`` to accept one kind only. An `NSValue` of any other structure (one
-/// archived with its Objective-C type and raw bytes, or an `NS.special` not in this list) is
-/// refused with ``ArchiveError/Code/typeMismatch``; the generic view still shows its fields.
+/// or ``ArchiveEdgeInsets`` to accept one kind only. An `NSValue` archived by its Objective-C
+/// type is an ``ArchiveEncodedValue``, and refused here with ``ArchiveError/Code/typeMismatch``,
+/// as is an `NS.special` not in this list (the generic view still shows its fields).
 public enum ArchiveSpecialValue: Hashable, Sendable {
     /// An `NSPoint` / `CGPoint`.
     case point(ArchivePoint)
@@ -265,7 +265,7 @@ extension ArchiveSpecialValue: ArchiveObjectCodable {
 
     private static func structure(in fields: KeyedArchiveDecoder) throws(ArchiveError) -> ArchiveSpecialValue {
         guard fields.contains("NS.special") else {
-            throw fields.error(.typeMismatch, "an NSValue without NS.special holds a structure archived by its Objective-C type\(objectiveCType(in: fields)), which has no mapping; the generic view shows its fields", key: "NS.special")
+            throw fields.error(.typeMismatch, "an NSValue without NS.special holds a value archived by its Objective-C type\(objectiveCType(in: fields)); decode it as ArchiveEncodedValue", key: "NS.special")
         }
         let code = try fields.decode(Int.self, forKey: "NS.special")
         switch code {

@@ -20,7 +20,10 @@
 /// What it keeps: every collection the unarchiver decodes (arrays, dictionaries, sets, ordered
 /// sets, ``ArchiveValue`` collections) and every `NSDate`, `NSURL`, `NSIndexPath`, `NSIndexSet`
 /// or `NSValue` object, by the Swift type it was decoded as and the bits of the value (for a
-/// collection, its storage), with the object it came from. A value that was modified has other
+/// collection, its storage), with the object it came from. A value that keeps the object it
+/// was decoded from (``ArchiveDecimalNumber``, ``ArchiveAttributedString``, ``ArchiveTimeZone``,
+/// … and those in an ``ArchiveValue``) is noted by that object, shared again as long as no
+/// property changed. A value that was modified has other
 /// storage and is written as a new object. Values whose bits do not tell their objects apart —
 /// two equal dates, which Swift stores alike — are not shared unless they all came from one
 /// object (each empty collection gets storage of its own while a table is given, so empty ones
@@ -42,6 +45,12 @@ public final class ArchiveIdentityTable {
 
         init<T>(_ value: T) {
             type = ObjectIdentifier(T.self)
+            // A value that keeps its decoded object is that object's, unchanged: its bits would
+            // also hold the padding of its stored properties, which a copy need not keep.
+            if let address = decodedObjectAddress(of: value) {
+                words = [UInt64(UInt(bitPattern: address))]
+                return
+            }
             var words: [UInt64] = []
             withUnsafeBytes(of: value) { raw in
                 words.reserveCapacity((raw.count + 7) / 8)

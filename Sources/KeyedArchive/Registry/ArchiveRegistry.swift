@@ -82,6 +82,19 @@ public struct ArchiveRegistry: Sendable {
     /// writes set it, for fields whose objects are models in some places and values in others.
     public var decodesModelsInArchiveValues = false
 
+
+    /// Whether ``ArchiveValue`` decodes an object of a class that is neither one of
+    /// Foundation's mapped classes nor registered as ``ArchiveValue/instance(_:)`` — its class
+    /// chain and its fields, each an ``ArchiveValue`` — instead of refusing it. Nothing is
+    /// instantiated either way; objects referred to from several places, or from themselves,
+    /// become ``ArchiveValue/shared(_:)``, so that sharing and cycles survive and the value
+    /// encodes back to the same graph. Every budget of ``ArchiveReadingOptions`` still holds.
+    ///
+    /// Default false: the registry stays an allowlist, and a class nobody registered is
+    /// refused where it sits. Turn it on to look at (or rewrite) an archive you have no models
+    /// for; typed decoding (`decode(Pilot.self, …)`) is not affected.
+    public var inspectsUnknownClasses = false
+
     private(set) var entries: [Entry] = []
     private var entryByType: [ObjectIdentifier: Int] = [:]
     private var familyAliases: [ObjectIdentifier: Int] = [:]
@@ -91,8 +104,13 @@ public struct ArchiveRegistry: Sendable {
 
     /// A registry with Foundation's value classes and no model types.
     public init() {
-        self.init(foundationClasses: Set(FoundationClass.allCases))
+        // A copy of one made once: its tables are shared until changed, and making them takes
+        // some 60 names (every NSUnit subclass among them) hashed and compared — noticeable for
+        // the many callers that write `registry: ArchiveRegistry()` at each decode.
+        self = Self.foundationDefault
     }
+
+    private static let foundationDefault = ArchiveRegistry(foundationClasses: Set(FoundationClass.allCases))
 
     /// A registry that admits only the given Foundation classes (under their default names).
     /// Plain strings, numbers and data in `$objects` are admitted wherever the requested Swift
@@ -311,6 +329,16 @@ public struct ArchiveRegistry: Sendable {
             case .indexSet: swiftType = "ArchiveIndexSet"
             case .orderedSet: swiftType = "ArchiveOrderedSet<\(requested)>"
             case .value: swiftType = "ArchiveSpecialValue"
+            case .attributedString: swiftType = "ArchiveAttributedString"
+            case .decimalNumber: swiftType = "Decimal"
+            case .countedSet: swiftType = "ArchiveCountedSet"
+            case .timeZone: swiftType = "TimeZone"
+            case .locale: swiftType = "Locale"
+            case .measurement: swiftType = "ArchiveMeasurement"
+            case .unit: swiftType = "ArchiveUnit"
+            case .unitConverter: swiftType = "ArchiveUnitConverter"
+            case .affineTransform: swiftType = "ArchiveAffineTransform"
+            case .sortDescriptor: swiftType = "ArchiveSortDescriptor"
             }
             return "none: the object is an \(kind.defaultNames.first ?? kind.rawValue), not a \(requested); decode it as \(swiftType)"
         }
@@ -438,8 +466,35 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
     /// ``ArchiveOrderedSet`` ↔ `NSOrderedSet`/`NSMutableOrderedSet` with `NS.object.0`, `NS.object.1`, ….
     case orderedSet
     /// ``ArchiveSpecialValue`` (and ``ArchivePoint``, ``ArchiveSize``, ``ArchiveRect``,
-    /// ``ArchiveRange``, ``ArchiveEdgeInsets``) ↔ `NSValue` with `NS.special`.
+    /// ``ArchiveRange``, ``ArchiveEdgeInsets``) ↔ `NSValue` with `NS.special`; and
+    /// ``ArchiveEncodedValue`` ↔ `NSValue` of an Objective-C type encoding (`$0` the type, `$1` …
+    /// the value, an array as a `_NSKeyedCoderOldStyleArray`).
     case value
+    /// ``ArchiveAttributedString`` ↔ `NSAttributedString`/`NSMutableAttributedString` with
+    /// `NSString`, `NSAttributes` and `NSAttributeInfo`.
+    case attributedString
+    /// ``ArchiveDecimalNumber`` (and `Decimal`) ↔ `NSDecimalNumber` (Interface Builder writes
+    /// `NSDecimalNumberPlaceholder`) with `NS.mantissa`, `NS.exponent`, `NS.length`,
+    /// `NS.negative`, `NS.compact` and `NS.mantissa.bo`.
+    case decimalNumber
+    /// ``ArchiveCountedSet`` ↔ `NSCountedSet` with `NS.count`, `NS.object0`, `NS.count0`, ….
+    case countedSet
+    /// ``ArchiveTimeZone`` (and `TimeZone`) ↔ `NSTimeZone` with `NS.name` and `NS.data`.
+    case timeZone
+    /// ``ArchiveLocale`` (and `Locale`) ↔ `NSLocale` with `NS.identifier`.
+    case locale
+    /// ``ArchiveMeasurement`` ↔ `NSMeasurement` with `NS.value` and `NS.unit`.
+    case measurement
+    /// ``ArchiveUnit`` ↔ `NSUnit`, `NSDimension` and its subclasses (`NSUnitLength`, …) with
+    /// `NS.symbol`, and for a dimension `NS.converter` and `NS.specifier`.
+    case unit
+    /// ``ArchiveUnitConverter`` ↔ `NSUnitConverterLinear` (`NS.coefficient`, `NS.constant`) or
+    /// `NSUnitConverterReciprocal` (`NS.reciprocal`).
+    case unitConverter
+    /// ``ArchiveAffineTransform`` ↔ `NSAffineTransform` with `NSTransformStruct`.
+    case affineTransform
+    /// ``ArchiveSortDescriptor`` ↔ `NSSortDescriptor` with `NSKey`, `NSAscending` and `NSSelector`.
+    case sortDescriptor
 
     /// The names accepted by default when decoding.
     public var defaultNames: [String] {
@@ -457,6 +512,16 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
         case .indexSet: return ["NSIndexSet", "NSMutableIndexSet"]
         case .orderedSet: return ["NSOrderedSet", "NSMutableOrderedSet"]
         case .value: return ["NSValue"]
+        case .attributedString: return ["NSAttributedString", "NSMutableAttributedString"]
+        case .decimalNumber: return ["NSDecimalNumber", "NSDecimalNumberPlaceholder"]
+        case .countedSet: return ["NSCountedSet"]
+        case .timeZone: return ["NSTimeZone"]
+        case .locale: return ["NSLocale"]
+        case .measurement: return ["NSMeasurement"]
+        case .unit: return ["NSUnit", "NSDimension"] + ArchiveUnit.dimensionClassNames
+        case .unitConverter: return ["NSUnitConverterLinear", "NSUnitConverterReciprocal"]
+        case .affineTransform: return ["NSAffineTransform"]
+        case .sortDescriptor: return ["NSSortDescriptor"]
         }
     }
 
@@ -477,6 +542,16 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
         case .indexSet: return Self.indexSetChain
         case .orderedSet: return Self.orderedSetChain
         case .value: return Self.valueChain
+        case .attributedString: return Self.attributedStringChain
+        case .decimalNumber: return Self.decimalNumberChain
+        case .countedSet: return Self.countedSetChain
+        case .timeZone: return Self.timeZoneChain
+        case .locale: return Self.localeChain
+        case .measurement: return Self.measurementChain
+        case .unit: return Self.unitChain
+        case .unitConverter: return Self.unitConverterChain
+        case .affineTransform: return Self.affineTransformChain
+        case .sortDescriptor: return Self.sortDescriptorChain
         }
     }
 
@@ -493,6 +568,16 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
     private static let indexSetChain = ["NSIndexSet", "NSObject"]
     private static let orderedSetChain = ["NSOrderedSet", "NSObject"]
     private static let valueChain = ["NSValue", "NSObject"]
+    private static let attributedStringChain = ["NSAttributedString", "NSObject"]
+    private static let decimalNumberChain = ["NSDecimalNumber", "NSNumber", "NSValue", "NSObject"]
+    private static let countedSetChain = ["NSCountedSet", "NSMutableSet", "NSSet", "NSObject"]
+    private static let timeZoneChain = ["NSTimeZone", "NSObject"]
+    private static let localeChain = ["NSLocale", "NSObject"]
+    private static let measurementChain = ["NSMeasurement", "NSObject"]
+    private static let unitChain = ["NSUnit", "NSObject"]
+    private static let unitConverterChain = ["NSUnitConverterLinear", "NSUnitConverter", "NSObject"]
+    private static let affineTransformChain = ["NSAffineTransform", "NSObject"]
+    private static let sortDescriptorChain = ["NSSortDescriptor", "NSObject"]
 }
 
 /// A string key compared by exact Unicode scalars (as Core Foundation compares keys), never by

@@ -251,7 +251,7 @@ private struct DumpSink: RenderingSink {
 
     /// Kinds whose text this package makes from numbers alone, printed bare; the others (a URL,
     /// a unit's symbol) hold the archive's text and are quoted.
-    private static let bareKinds: Set<String> = ["uuid", "indexes", "indexPath", "nsvalue"]
+    private static let bareKinds: Set<String> = ["uuid", "indexes", "indexPath", "nsvalue", "decimal", "affineTransform"]
 
     mutating func foundationText(_ label: ArchiveWalkLabel, kind: String, text: String, uid: Int?, depth: Int) {
         line(label, depth: depth)

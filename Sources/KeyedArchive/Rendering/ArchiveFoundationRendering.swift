@@ -10,8 +10,11 @@ public struct ArchiveRenderingOptions: Hashable, Sendable {
     /// Show Foundation's value classes as the values they hold — `NSDate` as a date, `NSUUID`
     /// as its UUID string, `NSURL` with its base resolved, `NSString`/`NSData` as a string or
     /// data, `NSArray`/`NSSet`/`NSOrderedSet` as lists and `NSDictionary` as key → value pairs,
-    /// `NSIndexSet`/`NSIndexPath` as their indexes, `NSValue` as its geometry, `NSMeasurement`
-    /// with its unit — instead of the fields they are stored as. An object that does not read
+    /// `NSIndexSet`/`NSIndexPath` as their indexes, `NSValue` as its geometry or typed value,
+    /// `NSMeasurement` with its unit, `NSDecimalNumber`, `NSTimeZone`, `NSLocale`,
+    /// `NSAffineTransform`, `NSSortDescriptor`, and AppKit's `NSColor` (colour space and
+    /// components), `NSFont` (name and size) and `NSParagraphStyle` (alignment, tab stops) —
+    /// instead of the fields they are stored as. An object that does not read
     /// as its class's value is shown as stored, with a note saying why. Default: false (the
     /// fields as stored, what `keyedarchive dump --raw` shows).
     public var foundationValues = false
@@ -76,7 +79,7 @@ final class ArchiveFoundationInterpreter {
         "NSDate", "NSUUID", "NSURL", "NSString", "NSMutableString", "NSData", "NSMutableData",
         "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet",
         "NSDictionary", "NSMutableDictionary", "NSIndexSet", "NSMutableIndexSet", "NSIndexPath", "NSValue",
-        "NSMeasurement",
+        "NSMeasurement", "NSDecimalNumber", "NSDecimalNumberPlaceholder", "NSTimeZone", "NSLocale", "NSAffineTransform", "NSSortDescriptor",
     ]
 
     private func decode<T: ArchiveObjectDecodable>(_ type: T.Type, _ uid: Int) throws(ArchiveError) -> T {
@@ -85,7 +88,7 @@ final class ArchiveFoundationInterpreter {
 
     /// How the instance at `uid` of class `className` is shown; nil for a class that is shown as stored.
     func rendering(of uid: Int, className: String, fields: PropertyListDictionary) -> ArchiveFoundationRendering? {
-        guard Self.valueClasses.contains(className) else { return nil }
+        guard Self.valueClasses.contains(className) || Self.appKitValueClasses.contains(className) else { return nil }
         if let known = renderings[uid] { return known }
         let made = makeRendering(of: uid, className: className, fields: fields)
         renderings[uid] = made
@@ -110,8 +113,24 @@ final class ArchiveFoundationInterpreter {
                 return .text(kind: "indexes", set.ranges.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)...\($0.upperBound - 1)" }.joined(separator: ", "))
             case "NSIndexPath":
                 return .text(kind: "indexPath", "[" + (try decode(IndexPath.self, uid)).map(String.init).joined(separator: ", ") + "]")
+            case "NSValue" where fields["NS.special"] == nil && fields["$0"] != nil:
+                return .text(kind: "nsvalue", try decode(ArchiveEncodedValue.self, uid).description)
             case "NSValue":
                 return .text(kind: "nsvalue", Self.describe(try decode(ArchiveSpecialValue.self, uid)))
+            case "NSDecimalNumber", "NSDecimalNumberPlaceholder":
+                return .text(kind: "decimal", "\(try decode(ArchiveDecimalNumber.self, uid).decimalValue)")
+            case "NSTimeZone":
+                return .text(kind: "timeZone", try decode(ArchiveTimeZone.self, uid).name)
+            case "NSLocale":
+                return .text(kind: "locale", try decode(ArchiveLocale.self, uid).identifier)
+            case "NSAffineTransform":
+                let transform = try decode(ArchiveAffineTransform.self, uid)
+                return .text(kind: "affineTransform", "[" + transform.components.map { RenderBuffer.realText(Double($0)) }.joined(separator: " ") + "]")
+            case "NSSortDescriptor":
+                let descriptor = try decode(ArchiveSortDescriptor.self, uid)
+                return .text(kind: "sortDescriptor", "\(descriptor.key ?? "self") \(descriptor.ascending ? "ascending" : "descending")" + (descriptor.selector.map { " " + $0 } ?? ""))
+            case _ where Self.appKitValueClasses.contains(className):
+                return appKitRendering(className: className, fields: fields)
             case "NSMeasurement":
                 return try measurement(fields)
             case "NSDictionary", "NSMutableDictionary":

@@ -264,7 +264,9 @@ struct SwiftSourceWriter {
             guard case .object(let name) = kind else { return nil }
             names.append(name)
         }
-        if Set(names).count == 1, let only = names.first, let leaf = leafFoundationType(only) {
+        // One Swift type for every class seen (an attributed string mutable or not).
+        let leaves = Set(names.map { leafFoundationType($0) })
+        if leaves.count == 1, let only = leaves.first, let leaf = only {
             return (leaf, false, false)
         }
         if names.allSatisfy(isUnmappedFoundation) { return ("ArchiveGenericObject", false, false) }
@@ -273,9 +275,9 @@ struct SwiftSourceWriter {
     }
 
     /// Whether objects of this class are Foundation's (it descends from a class the package
-    /// maps) and the package cannot read them: a class the registry does not know by name
-    /// (`NSCountedSet`, a private subclass), or an `NSValue` that holds a structure by its
-    /// Objective-C type rather than as one of the kinds ``ArchiveSpecialValue`` has.
+    /// maps) and the package cannot read them as one type: a class the registry does not know
+    /// by name (a private subclass), or an `NSValue` class whose objects are not all of the
+    /// kinds ``ArchiveSpecialValue`` has (some hold a structure by its Objective-C type).
     func isUnmappedFoundation(_ className: String) -> Bool {
         guard let type = schema.class(named: className), type.isFoundation else { return false }
         if className == "NSValue" {
@@ -295,6 +297,15 @@ struct SwiftSourceWriter {
         case "NSIndexPath": return "IndexPath"
         case "NSValue": return "ArchiveSpecialValue"
         case "NSNull": return "ArchiveNull"
+        // Types that keep the object as decoded, so that it is written back as it was.
+        case "NSAttributedString", "NSMutableAttributedString": return "ArchiveAttributedString"
+        case "NSDecimalNumber", "NSDecimalNumberPlaceholder": return "ArchiveDecimalNumber"
+        case "NSCountedSet": return "ArchiveCountedSet"
+        case "NSTimeZone": return "ArchiveTimeZone"
+        case "NSLocale": return "ArchiveLocale"
+        case "NSMeasurement": return "ArchiveMeasurement"
+        case "NSAffineTransform": return "ArchiveAffineTransform"
+        case "NSSortDescriptor": return "ArchiveSortDescriptor"
         default: return nil
         }
     }
@@ -357,9 +368,10 @@ struct SwiftSourceWriter {
         }
         let distinct = Set(names)
         if let collection = collectionMapping(key, classes: names) { return collection }
-        if distinct.count == 1, let only = names.first {
-            if let type = leafFoundationType(only) { return objectMapping(type) }
-            if only == "NSIndexSet" || only == "NSMutableIndexSet" { return objectMapping("ArchiveIndexSet") }
+        let leaves = Set(distinct.map { leafFoundationType($0) })
+        if leaves.count == 1, let only = leaves.first, let type = only { return objectMapping(type) }
+        if distinct.count == 1, let only = names.first, only == "NSIndexSet" || only == "NSMutableIndexSet" {
+            return objectMapping("ArchiveIndexSet")
         }
         if distinct == ["NSIndexSet", "NSMutableIndexSet"] { return objectMapping("ArchiveIndexSet") }
         if names.allSatisfy(isUnmappedFoundation) {

@@ -78,8 +78,9 @@ extension ArchiveValue {
 
     /// The value as a property-list value, when every kind in it has one: strings, numbers, data,
     /// dates, arrays, sets, and dictionaries whose keys are strings. Nil for `NSNull`, UUIDs, URLs,
-    /// ordered sets, `NSValue`s, index sets and paths, object references and models (what
-    /// `PropertyListSerialization` cannot write either). Which classes were mutable is not kept.
+    /// ordered sets, `NSValue`s, index sets and paths, object references and models, objects of
+    /// other classes and shared objects (what `PropertyListSerialization` cannot write either; a
+    /// shared object may contain itself). Which classes were mutable is not kept.
     public var propertyListValue: PropertyListValue? {
         struct Frame {
             let children: [ArchiveValue]
@@ -106,7 +107,8 @@ extension ArchiveValue {
                     keys.append(key)
                 }
                 return .container(Frame(children: entries.map(\.value), keys: keys, isSet: false))
-            case .null, .uuid, .url, .orderedSet, .special, .indexSet, .indexPath, .object, .model:
+            case .null, .uuid, .url, .orderedSet, .special, .indexSet, .indexPath, .object, .model, .instance, .shared, .backReference,
+                 .attributedString, .decimalNumber, .encodedValue, .countedSet, .timeZone, .locale, .measurement, .unit, .unitConverter, .affineTransform, .sortDescriptor:
                 return .none
             }
         }

@@ -21,12 +21,17 @@ import PropertyList
 /// admits it only when the registry names its class, and reads nothing of it — unless the
 /// registry's ``ArchiveRegistry/decodesModelsInArchiveValues`` asks for the model itself, which is
 /// then ``model(_:)`` (how the models `keyedarchive schema --swift` writes hold a field whose
-/// objects are sometimes models and sometimes strings or collections).
+/// objects are sometimes models and sometimes strings or collections). Under the opt-in
+/// ``ArchiveRegistry/inspectsUnknownClasses``, an object of a class neither mapped nor registered
+/// is ``instance(_:)`` with its class chain and fields, objects referred to from several places
+/// (or from themselves) then being ``shared(_:)`` (and the reference that closes a cycle
+/// ``backReference(_:)``).
 ///
 /// Equality is what `isEqual:` compares for collections — sets and dictionaries by content
 /// whatever their order, the mutable flags ignored (as for ``ArchiveIndexSet`` and
 /// ``ArchiveOrderedSet``) — and exact for scalars: numbers by kind and value (reals by bit
 /// pattern, as `PropertyListValue` compares them), strings by Unicode scalars.
+/// A ``shared(_:)`` object equals only itself (see ``ArchiveSharedObject``).
 /// Hashing keeps a stack of its own; comparing does too, but for sets and dictionaries, whose
 /// elements are matched in any order by a call per level. Decoding bounds that nesting by
 /// ``ArchiveReadingOptions/maximumDepth``, and to 64 levels in a dictionary's keys and an ordered
@@ -65,6 +70,32 @@ public enum ArchiveValue: Sendable {
     case indexSet(ArchiveIndexSet)
     /// `NSIndexPath`.
     case indexPath(IndexPath)
+    // The cases below hold their payloads in a box of their own (`indirect`): inline, the
+    // largest (a measurement, with its unit and stored fields) made every value 4 times as big,
+    // and copying values during decoding took 1.8 times the instructions.
+
+    /// `NSAttributedString` / `NSMutableAttributedString`.
+    indirect case attributedString(ArchiveAttributedString)
+    /// `NSDecimalNumber`, exactly.
+    indirect case decimalNumber(ArchiveDecimalNumber)
+    /// `NSValue` of an Objective-C type encoding (`[3i]`, `d`, …).
+    indirect case encodedValue(ArchiveEncodedValue)
+    /// `NSCountedSet`: elements with their counts.
+    indirect case countedSet(ArchiveCountedSet)
+    /// `NSTimeZone`.
+    indirect case timeZone(ArchiveTimeZone)
+    /// `NSLocale`.
+    indirect case locale(ArchiveLocale)
+    /// `NSMeasurement`.
+    indirect case measurement(ArchiveMeasurement)
+    /// `NSUnit` / `NSDimension` and its subclasses.
+    indirect case unit(ArchiveUnit)
+    /// `NSUnitConverterLinear` / `NSUnitConverterReciprocal`.
+    indirect case unitConverter(ArchiveUnitConverter)
+    /// `NSAffineTransform`.
+    indirect case affineTransform(ArchiveAffineTransform)
+    /// `NSSortDescriptor`.
+    indirect case sortDescriptor(ArchiveSortDescriptor)
     /// An object of a class that is not one of Foundation's, admitted by the registry; decode it
     /// with ``KeyedArchiveDecoder/decode(_:reference:)`` while the decode is under way. It
     /// cannot be encoded (an ``ArchiveError/Code/typeMismatch``): encode the model instead.
@@ -73,6 +104,21 @@ public enum ArchiveValue: Sendable {
     /// ``ArchiveRegistry/decodesModelsInArchiveValues``), or one you put here to encode: it is
     /// encoded as the model, and one object encoded twice is stored once.
     case model(ArchiveModelObject)
+    /// An object of a class that has no mapping, as its class chain and fields: what decoding
+    /// makes of any class that is neither Foundation's nor registered when
+    /// ``ArchiveRegistry/inspectsUnknownClasses`` is on. It encodes back to the same class
+    /// chain and fields.
+    indirect case instance(ArchiveInstance)
+    /// An object that several places of the archive refer to, or that refers to itself (under
+    /// ``ArchiveRegistry/inspectsUnknownClasses``): every reference holds the same
+    /// ``ArchiveSharedObject``, and encoding writes it once. The accessors (``stringValue``,
+    /// ``arrayValue``, subscripts, …) look through it; ``unshared`` gives what it holds.
+    case shared(ArchiveSharedObject)
+    /// A reference back to a shared object that contains this value: where one of the archive's
+    /// cycles closes (under ``ArchiveRegistry/inspectsUnknownClasses``). It holds the object
+    /// weakly, so that a decoded value never keeps itself alive; the accessors look through it
+    /// while the object exists.
+    case backReference(ArchiveBackReference)
 
     /// One entry of a ``dictionary(_:mutable:)``.
     public struct Entry: Hashable, Sendable {
@@ -154,6 +200,16 @@ extension ArchiveValue: Hashable {
                 guard sameElements(a, b) else { return false }
             case let (.dictionary(a, _), .dictionary(b, _)):
                 guard sameElements(a, b) else { return false }
+            case let (.instance(a), .instance(b)):
+                guard a.className.isExactlyEqual(to: b.className), a.classes.isExactlyEqual(to: b.classes), a.fields.count == b.fields.count else { return false }
+                for (x, y) in zip(a.fields, b.fields) {
+                    guard x.key.isExactlyEqual(to: y.key) else { return false }
+                    switch (x.value, y.value) {
+                    case (.null, .null): break
+                    case let (.object(v), .object(w)), let (.inline(v), .inline(w)): pending.append((v, w))
+                    default: return false
+                    }
+                }
             default:
                 guard scalarsEqual(left, right) else { return false }
             }
@@ -189,8 +245,21 @@ extension ArchiveValue: Hashable {
         case let (.special(a), .special(b)): return a == b
         case let (.indexSet(a), .indexSet(b)): return a == b
         case let (.indexPath(a), .indexPath(b)): return a == b
+        case let (.attributedString(a), .attributedString(b)): return a == b
+        case let (.decimalNumber(a), .decimalNumber(b)): return a == b
+        case let (.encodedValue(a), .encodedValue(b)): return a == b
+        case let (.countedSet(a), .countedSet(b)): return a == b
+        case let (.timeZone(a), .timeZone(b)): return a == b
+        case let (.locale(a), .locale(b)): return a == b
+        case let (.measurement(a), .measurement(b)): return a == b
+        case let (.unit(a), .unit(b)): return a == b
+        case let (.unitConverter(a), .unitConverter(b)): return a == b
+        case let (.affineTransform(a), .affineTransform(b)): return a == b
+        case let (.sortDescriptor(a), .sortDescriptor(b)): return a == b
         case let (.object(a), .object(b)): return a == b
         case let (.model(a), .model(b)): return a == b
+        case let (.shared(a), .shared(b)): return a === b
+        case let (.backReference(a), .backReference(b)): return a == b
         default: return false
         }
     }
@@ -225,7 +294,30 @@ extension ArchiveValue: Hashable {
             case .indexSet(let set): hasher.combine(14 as UInt8); hasher.combine(set)
             case .indexPath(let path): hasher.combine(15 as UInt8); hasher.combine(path)
             case .object(let object): hasher.combine(16 as UInt8); hasher.combine(object)
-            case .model(let model): hasher.combine(17 as UInt8); hasher.combine(model)
+            case .model(let model): hasher.combine(31 as UInt8); hasher.combine(model)
+            case .instance(let instance):
+                hasher.combine(17 as UInt8); hasher.combine(instance.className); hasher.combine(instance.fields.count)
+                for field in instance.fields {
+                    hasher.combine(field.key)
+                    switch field.value {
+                    case .null: hasher.combine(0 as UInt8)
+                    case .object(let value): hasher.combine(1 as UInt8); pending.append(value)
+                    case .inline(let value): hasher.combine(2 as UInt8); pending.append(value)
+                    }
+                }
+            case .shared(let object): hasher.combine(18 as UInt8); hasher.combine(object)
+            case .backReference(let reference): hasher.combine(19 as UInt8); hasher.combine(reference)
+            case .attributedString(let value): hasher.combine(20 as UInt8); hasher.combine(value)
+            case .decimalNumber(let value): hasher.combine(21 as UInt8); hasher.combine(value)
+            case .encodedValue(let value): hasher.combine(22 as UInt8); hasher.combine(value)
+            case .countedSet(let value): hasher.combine(23 as UInt8); hasher.combine(value)
+            case .timeZone(let value): hasher.combine(24 as UInt8); hasher.combine(value)
+            case .locale(let value): hasher.combine(25 as UInt8); hasher.combine(value)
+            case .measurement(let value): hasher.combine(26 as UInt8); hasher.combine(value)
+            case .unit(let value): hasher.combine(27 as UInt8); hasher.combine(value)
+            case .unitConverter(let value): hasher.combine(28 as UInt8); hasher.combine(value)
+            case .affineTransform(let value): hasher.combine(29 as UInt8); hasher.combine(value)
+            case .sortDescriptor(let value): hasher.combine(30 as UInt8); hasher.combine(value)
             }
         }
     }
@@ -248,6 +340,9 @@ extension ArchiveValue: Hashable {
         case .orderedSet(let set): hasher.combine(10 as UInt8); hasher.combine(set.count)
         case .set(let elements, _): hasher.combine(11 as UInt8); hasher.combine(elements.count)
         case .dictionary(let entries, _): hasher.combine(12 as UInt8); hasher.combine(entries.count)
+        case .attributedString(let value): hasher.combine(20 as UInt8); hasher.combine(value.string)
+        case .countedSet(let value): hasher.combine(23 as UInt8); hasher.combine(value.entries.count)
+        case .instance(let instance): hasher.combine(17 as UInt8); hasher.combine(instance.className); hasher.combine(instance.fields.count)
         default: hash(into: &hasher)
         }
         return hasher.finalize()
@@ -276,32 +371,56 @@ extension ArchiveValue {
         case .special: return "NSValue"
         case .indexSet: return "index set"
         case .indexPath: return "index path"
+        case .attributedString: return "attributed string"
+        case .decimalNumber: return "decimal number"
+        case .encodedValue: return "NSValue of an Objective-C type"
+        case .countedSet: return "counted set"
+        case .timeZone: return "time zone"
+        case .locale: return "locale"
+        case .measurement: return "measurement"
+        case .unit: return "unit"
+        case .unitConverter: return "unit converter"
+        case .affineTransform: return "affine transform"
+        case .sortDescriptor: return "sort descriptor"
         case .object(let object): return "object of class \(object.className.excerptForMessage(128))"
         case .model(let model): return "model \(type(of: model.object))"
+        case .instance(let instance): return "object of class \(instance.className.excerptForMessage(128))"
+        case .shared(let object): return object.value.kindName
+        case .backReference(let reference): return reference.object?.value.kindName ?? "reference to a released object"
+        }
+    }
+
+    /// What a ``shared(_:)`` object (or the object of a ``backReference(_:)``, while it exists)
+    /// holds; any other value itself.
+    public var unshared: ArchiveValue {
+        switch self {
+        case .shared(let object): return object.value
+        case .backReference(let reference): return reference.object?.value ?? self
+        default: return self
         }
     }
 
     /// Whether this is `NSNull`.
     public var isNull: Bool {
-        if case .null = self { return true }
+        if case .null = unshared { return true }
         return false
     }
 
     /// A string's text (plain or `NSMutableString`); nil for any other kind.
     public var stringValue: String? {
-        if case .string(let value, _) = self { return value }
+        if case .string(let value, _) = unshared { return value }
         return nil
     }
 
     /// A boolean's value; nil for any other kind (an integer 0 or 1 included).
     public var boolValue: Bool? {
-        if case .bool(let value) = self { return value }
+        if case .bool(let value) = unshared { return value }
         return nil
     }
 
     /// An integer as stored, its width kept; nil for any other kind.
     public var integerValue: PropertyListInteger? {
-        if case .integer(let value) = self { return value }
+        if case .integer(let value) = unshared { return value }
         return nil
     }
 
@@ -315,62 +434,62 @@ extension ArchiveValue {
     /// A real's value widened to `Double` (integers are not converted: ask for them explicitly,
     /// as with `PropertyListValue.doubleValue`).
     public var doubleValue: Double? {
-        if case .real(let value) = self { return value.doubleValue }
+        if case .real(let value) = unshared { return value.doubleValue }
         return nil
     }
 
     /// The bytes of data (plain or `NSMutableData`).
     public var dataValue: [UInt8]? {
-        if case .data(let value, _) = self { return value }
+        if case .data(let value, _) = unshared { return value }
         return nil
     }
 
     /// An `NSDate`'s date.
     public var dateValue: Date? {
-        if case .date(let value) = self { return value }
+        if case .date(let value) = unshared { return value }
         return nil
     }
 
     /// An `NSUUID`'s UUID.
     public var uuidValue: UUID? {
-        if case .uuid(let value) = self { return value }
+        if case .uuid(let value) = unshared { return value }
         return nil
     }
 
     /// An `NSURL`'s URL, with its base.
     public var urlValue: URL? {
-        if case .url(let value) = self { return value }
+        if case .url(let value) = unshared { return value }
         return nil
     }
 
     /// An array's elements (`NSArray` or `NSMutableArray`); nil for a set or an ordered set.
     public var arrayValue: [ArchiveValue]? {
-        if case .array(let value, _) = self { return value }
+        if case .array(let value, _) = unshared { return value }
         return nil
     }
 
     /// A set's elements, in archive order.
     public var setValue: [ArchiveValue]? {
-        if case .set(let value, _) = self { return value }
+        if case .set(let value, _) = unshared { return value }
         return nil
     }
 
     /// An ordered set.
     public var orderedSetValue: ArchiveOrderedSet<ArchiveValue>? {
-        if case .orderedSet(let value) = self { return value }
+        if case .orderedSet(let value) = unshared { return value }
         return nil
     }
 
     /// A dictionary's entries, in archive order.
     public var dictionaryValue: [Entry]? {
-        if case .dictionary(let value, _) = self { return value }
+        if case .dictionary(let value, _) = unshared { return value }
         return nil
     }
 
     /// A dictionary whose keys are all strings, as a Swift dictionary (`[String: ArchiveValue]`);
     /// nil for anything else. A key stored twice keeps its last value, as `NSDictionary` does.
     public var stringKeyedValue: [String: ArchiveValue]? {
-        guard case .dictionary(let entries, _) = self else { return nil }
+        guard case .dictionary(let entries, _) = unshared else { return nil }
         var result = [String: ArchiveValue](minimumCapacity: entries.count)
         for entry in entries {
             guard case .string(let key, _) = entry.key else { return nil }
@@ -381,25 +500,100 @@ extension ArchiveValue {
 
     /// An `NSValue`'s structure.
     public var specialValue: ArchiveSpecialValue? {
-        if case .special(let value) = self { return value }
+        if case .special(let value) = unshared { return value }
         return nil
     }
 
     /// An index set.
     public var indexSetValue: ArchiveIndexSet? {
-        if case .indexSet(let value) = self { return value }
+        if case .indexSet(let value) = unshared { return value }
         return nil
     }
 
     /// An index path.
     public var indexPathValue: IndexPath? {
-        if case .indexPath(let value) = self { return value }
+        if case .indexPath(let value) = unshared { return value }
         return nil
+    }
+
+    /// An `NSAttributedString`'s text and runs.
+    public var attributedStringValue: ArchiveAttributedString? {
+        if case .attributedString(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSDecimalNumber`, exactly.
+    public var decimalNumberValue: ArchiveDecimalNumber? {
+        if case .decimalNumber(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSValue` of an Objective-C type encoding.
+    public var encodedValue: ArchiveEncodedValue? {
+        if case .encodedValue(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSCountedSet`'s elements and counts.
+    public var countedSetValue: ArchiveCountedSet? {
+        if case .countedSet(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSTimeZone`.
+    public var timeZoneValue: ArchiveTimeZone? {
+        if case .timeZone(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSLocale`.
+    public var localeValue: ArchiveLocale? {
+        if case .locale(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSMeasurement`.
+    public var measurementValue: ArchiveMeasurement? {
+        if case .measurement(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSUnit`.
+    public var unitValue: ArchiveUnit? {
+        if case .unit(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSAffineTransform`.
+    public var affineTransformValue: ArchiveAffineTransform? {
+        if case .affineTransform(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An `NSSortDescriptor`.
+    public var sortDescriptorValue: ArchiveSortDescriptor? {
+        if case .sortDescriptor(let value) = unshared { return value }
+        return nil
+    }
+
+    /// An object of a class with no mapping, as its class chain and fields.
+    public var instanceValue: ArchiveInstance? {
+        if case .instance(let value) = unshared { return value }
+        return nil
+    }
+
+    /// The shared object, when this is one or a back-reference to one that still exists.
+    public var sharedObject: ArchiveSharedObject? {
+        switch self {
+        case .shared(let object): return object
+        case .backReference(let reference): return reference.object
+        default: return nil
+        }
     }
 
     /// The reference to an object of a class that is not Foundation's.
     public var objectReference: ArchiveObjectReference? {
-        if case .object(let value) = self { return value }
+        if case .object(let value) = unshared { return value }
         return nil
     }
 
@@ -411,7 +605,7 @@ extension ArchiveValue {
 
     /// Whether a string, data or collection is archived as its mutable class.
     public var isMutable: Bool {
-        switch self {
+        switch unshared {
         case .string(_, let mutable), .data(_, let mutable), .array(_, let mutable), .set(_, let mutable), .dictionary(_, let mutable): return mutable
         case .orderedSet(let set): return set.archivesAsMutable
         case .indexSet(let set): return set.archivesAsMutable
@@ -422,7 +616,7 @@ extension ArchiveValue {
     /// The value of the last entry whose key is the string `key`; nil for a missing key or a
     /// value that is not a dictionary.
     public subscript(key: String) -> ArchiveValue? {
-        guard case .dictionary(let entries, _) = self else { return nil }
+        guard case .dictionary(let entries, _) = unshared else { return nil }
         for entry in entries.reversed() {
             if case .string(let candidate, _) = entry.key, candidate.isExactlyEqual(to: key) { return entry.value }
         }
@@ -431,7 +625,7 @@ extension ArchiveValue {
 
     /// The element at `index` of an array or an ordered set; nil when out of range or neither.
     public subscript(index: Int) -> ArchiveValue? {
-        switch self {
+        switch unshared {
         case .array(let elements, _): return elements.indices.contains(index) ? elements[index] : nil
         case .orderedSet(let set): return set.indices.contains(index) ? set[index] : nil
         default: return nil
@@ -465,12 +659,15 @@ extension ArchiveValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
 }
 
 extension ArchiveValue: CustomStringConvertible {
-    /// A one-line rendering for logs: `["a", 1, {"k": <Pilot #4>}]`. Nested as deep as the value.
+    /// A one-line rendering for logs: `["a", 1, {"k": <Pilot #4>}]`. Nested as deep as the value;
+    /// a shared object is written out where it is first met (`shared#1(…)`) and named
+    /// (`shared#1`) wherever it is met again, itself included.
     public var description: String {
         var text = ""
         // A stack of pending pieces rather than recursion: a value can be as deep as decoding allows.
         enum Piece { case value(ArchiveValue), text(String) }
         var pending: [Piece] = [.value(self)]
+        var sharedNumbers: [ObjectIdentifier: Int] = [:]
         func list(_ open: String, _ items: [[Piece]], _ close: String) -> [Piece] {
             var pieces: [Piece] = [.text(open)]
             for (position, item) in items.enumerated() {
@@ -502,8 +699,40 @@ extension ArchiveValue: CustomStringConvertible {
                 case .special(let special): pieces = [.text("\(special)")]
                 case .indexSet(let set): pieces = [.text("indexes\(set)")]
                 case .indexPath(let path): pieces = [.text("indexPath\(Array(path))")]
+                case .attributedString(let value): pieces = [.text(value.description)]
+                case .decimalNumber(let value): pieces = [.text("decimal(\(value))")]
+                case .encodedValue(let value): pieces = [.text("nsvalue(\(value))")]
+                case .countedSet(let value): pieces = [.text(value.description)]
+                case .timeZone(let value): pieces = [.text(value.description)]
+                case .locale(let value): pieces = [.text(value.description)]
+                case .measurement(let value): pieces = [.text("measurement(\(value))")]
+                case .unit(let value): pieces = [.text(value.description)]
+                case .unitConverter(let value): pieces = [.text("\(value)")]
+                case .affineTransform(let value): pieces = [.text(value.description)]
+                case .sortDescriptor(let value): pieces = [.text(value.description)]
                 case .object(let object): pieces = [.text(object.description)]
                 case .model(let model): pieces = [.text(model.description)]
+                case .instance(let instance):
+                    pieces = list("<\(instance.className) {", instance.fields.map { field in
+                        switch field.value {
+                        case .null: return [.text(field.key + ": nil")]
+                        case .object(let value), .inline(let value): return [.text(field.key + ": "), .value(value)]
+                        }
+                    }, "}>")
+                case .backReference(let reference):
+                    if let object = reference.object, let number = sharedNumbers[ObjectIdentifier(object)] {
+                        pieces = [.text("shared#\(number)")]
+                    } else {
+                        pieces = [.text(reference.description)]
+                    }
+                case .shared(let object):
+                    if let number = sharedNumbers[ObjectIdentifier(object)] {
+                        pieces = [.text("shared#\(number)")]
+                    } else {
+                        let number = sharedNumbers.count + 1
+                        sharedNumbers[ObjectIdentifier(object)] = number
+                        pieces = [.text("shared#\(number)("), .value(object.value), .text(")")]
+                    }
                 }
                 pending.append(contentsOf: pieces.reversed())
             }

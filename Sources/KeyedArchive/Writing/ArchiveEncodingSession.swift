@@ -368,6 +368,18 @@ final class ArchiveEncodingSession {
         return reference
     }
 
+    /// The object already written for `identity`, if any (``ArchiveSharedObject`` encodes once).
+    func knownReference(for identity: AnyObject) -> ArchiveReference? {
+        state.pointee.instanceUIDs[object: ObjectIdentifier(identity)].map { ArchiveReference(uid: PropertyListUID(UInt64($0))) }
+    }
+
+    /// Records that `identity` stands for the object at `reference`, written without it (a value
+    /// that cannot contain a reference back to itself, so none was needed while writing it).
+    func remember(identity: AnyObject, as reference: ArchiveReference) {
+        state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] = Int(reference.uid.value)
+        state.pointee.retained.append(identity)
+    }
+
     /// Whether a Mac holds this string as a tagged pointer (one instance per value): up to 7
     /// ASCII characters, 8–9 from a 64-character alphabet, 10–11 from a 32-character one.
     static func isTaggedPointerString(_ string: String) -> Bool {

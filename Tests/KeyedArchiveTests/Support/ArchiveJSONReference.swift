@@ -224,6 +224,60 @@ enum ArchiveJSONReference {
             for pair in stride(from: 0, to: pairs.count - 1, by: 2) { ranges.append(Int(pairs[pair])..<Int(pairs[pair] + pairs[pair + 1])) }
             // Foundation's writers store sorted, separate ranges (NSIndexSet's own form).
             return set.ranges == ranges ? nil : fail("ranges \(ranges)")
+        case "NSValue" where fields["NS.special"] == nil:
+            // By Objective-C type: $0 the type, $1 an old-style array of inline numbers.
+            guard let encoded = value.encodedValue, let type = string(fields["$0"], in: document), encoded.objCType == type else { return fail("expected an NSValue of its type") }
+            let array = document.resolved(fields["$1"] ?? .null)["fields"]
+            let count = array?["NS.count"]?.int ?? -1
+            let stored = (0..<max(0, Int(count))).map { array?["$\($0)"]?.int }
+            guard case .array(let elements) = encoded.value, elements.count == stored.count else { return fail("array of \(count)") }
+            for (element, expected) in zip(elements, stored) {
+                guard case .int(let number) = element, Int64(number) == expected else { return fail("element \(element)") }
+            }
+            return nil
+        case "NSAttributedString", "NSMutableAttributedString":
+            guard let text = value.attributedStringValue, text.archivesAsMutable == mutable, text.string == string(fields["NSString"], in: document) ?? "" else {
+                return fail("expected the attributed string's text")
+            }
+            let attributes = document.resolved(fields["NSAttributes"] ?? .null)
+            var expected: [(length: Int, attributes: JSON)] = []
+            if let info = document.resolved(fields["NSAttributeInfo"] ?? .null)["fields"]?["NS.data"].flatMap({ document.resolved($0).bytes }) ?? document.resolved(fields["NSAttributeInfo"] ?? .null).bytes {
+                let numbers = leb128(info)
+                let dictionaries = attributes["fields"]?["NS.objects"]?.array ?? []
+                for pair in stride(from: 0, to: numbers.count - 1, by: 2) where Int(numbers[pair + 1]) < dictionaries.count {
+                    expected.append((Int(numbers[pair]), dictionaries[Int(numbers[pair + 1])]))
+                }
+            } else if text.string.utf16.count > 0 {
+                expected = [(text.string.utf16.count, attributes)]
+            }
+            guard expected.count == text.runs.count else { return fail("\(expected.count) runs stored") }
+            for (run, stored) in zip(text.runs, expected) {
+                guard run.length == stored.length else { return fail("run length \(stored.length)") }
+                let dictionary = ArchiveValue.dictionary(run.attributes.map { .init(key: .string($0.key), value: $0.value) })
+                guard let resolved = document.resolved(stored.attributes)["fields"], let keys = resolved["NS.keys"]?.array, keys.count == run.attributes.count else { return fail("attributes") }
+                for (position, key) in keys.enumerated() {
+                    guard let name = string(key, in: document), let ours = dictionary[name],
+                          let theirs = resolved["NS.objects"]?.array?[position] else { return fail("attribute \(key)") }
+                    if let found = mismatch(ours, theirs, in: document, path: "\(path).\(name)") { return found }
+                }
+            }
+            return nil
+        case "NSCountedSet":
+            guard let set = value.countedSetValue, let count = fields["NS.count"]?.int, set.entries.count == count else { return fail("expected a counted set") }
+            for (index, entry) in set.entries.enumerated() {
+                guard entry.count == fields["NS.count\(index)"]?.int.map(Int.init), let stored = fields["NS.object\(index)"] else { return fail("count \(index)") }
+                if let found = mismatch(entry.element, stored, in: document, path: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        case "NSMeasurement":
+            guard let measurement = value.measurementValue, measurement.value == fields["NS.value"]?.real else { return fail("expected NS.value") }
+            let unit = document.resolved(fields["NS.unit"] ?? .null)
+            guard unit["$class"]?.string == measurement.unit.className, string(unit["fields"]?["NS.symbol"], in: document) == measurement.unit.symbol else { return fail("unit") }
+            return nil
+        case "NSAffineTransform":
+            guard let transform = value.affineTransformValue, let bytes = fields["NSTransformStruct"]?.bytes, bytes.count == 24 else { return fail("expected NSTransformStruct") }
+            let floats = (0..<6).map { index in Float(bitPattern: bytes[(index * 4)..<(index * 4 + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
+            return floats == [transform.m11, transform.m12, transform.m21, transform.m22, transform.tX, transform.tY] ? nil : fail("floats \(floats)")
         case "NSValue":
             guard let special = value.specialValue, let code = fields["NS.special"]?.int else { return fail("expected an NSValue with NS.special") }
             func numbers(_ key: String) -> [Double] {
