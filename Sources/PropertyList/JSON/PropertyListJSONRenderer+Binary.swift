@@ -7,20 +7,9 @@ extension BinaryPropertyListTree {
     ///   than `maximumByteCount`, the only fault left once the plan is made.
     package func renderJSON(_ bytes: UnsafeRawBufferPointer, maximumByteCount: Int = PropertyListJSONRenderer.defaultMaximumByteCount,
                             output: (ArraySlice<UInt8>) -> Void) throws(PropertyListError) {
-        let result = withoutActuallyEscaping(output) { output -> Result<Void, PropertyListError> in
-            var renderer = JSONTextBuilder(maximumDepth: options.maximumDepth, maximumByteCount: maximumByteCount)
-            renderer.output = output
-            do throws(PropertyListError) {
-                try renderJSON(bytes, into: &renderer)
-            } catch {
-                // What is still buffered is dropped, as the value's renderer drops it.
-                return .failure(error)
-            }
-            renderer.out.append(0x0A)
-            renderer.flush()
-            return .success(())
+        try PropertyListJSONRenderer.streamText(maximumDepth: options.maximumDepth, maximumByteCount: maximumByteCount, output: output) { renderer throws(PropertyListError) in
+            try renderJSON(bytes, into: &renderer)
         }
-        try result.get()
     }
 
     /// An open container of the JSON walk.

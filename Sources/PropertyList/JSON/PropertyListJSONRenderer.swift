@@ -30,13 +30,22 @@ public enum PropertyListJSONRenderer {
     public static func render(_ value: PropertyListValue, maximumDepth: Int = PropertyListReadingOptions.default.maximumDepth,
                               maximumByteCount: Int = defaultMaximumByteCount, output: (ArraySlice<UInt8>) -> Void) throws(PropertyListError) {
         try checkExpressible(value, maximumDepth: maximumDepth)
+        try streamText(maximumDepth: maximumDepth, maximumByteCount: maximumByteCount, output: output) { renderer throws(PropertyListError) in
+            try renderer.append(value, depth: 0)
+        }
+    }
+
+    /// Runs `body` on a builder that hands its text to `output` in chunks, then ends the text with
+    /// a newline. On a fault, what is still buffered is dropped: every chunk handed on was
+    /// within the budget.
+    static func streamText(maximumDepth: Int, maximumByteCount: Int, output: (ArraySlice<UInt8>) -> Void,
+                           _ body: (inout JSONTextBuilder) throws(PropertyListError) -> Void) throws(PropertyListError) {
         let result = withoutActuallyEscaping(output) { output -> Result<Void, PropertyListError> in
             var renderer = JSONTextBuilder(maximumDepth: maximumDepth, maximumByteCount: maximumByteCount)
             renderer.output = output
             do throws(PropertyListError) {
-                try renderer.append(value, depth: 0)
+                try body(&renderer)
             } catch {
-                // What is still buffered is dropped: every chunk handed on was within the budget.
                 return .failure(error)
             }
             renderer.out.append(0x0A)
