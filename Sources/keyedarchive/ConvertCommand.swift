@@ -49,6 +49,9 @@ struct ConvertCommand: ToolCommand {
             try destination.finish()
             return ExitStatus.success
         }
+        if format == .xml, input.starts(with: BinaryPropertyListFormat.magic), let streamed = try convertToXMLFromBytes(input) {
+            return streamed
+        }
         let bytes: [UInt8]
         // Binary to XML is the one conversion that can lose values: its value tree is kept to
         // compare with what the XML reads back as.
@@ -65,85 +68,43 @@ struct ConvertCommand: ToolCommand {
             throw InputError(message: "\(path): \(error)")
         }
         try writeOutput(bytes, to: outputPath)
-        if let binaryValue, let loss = Self.firstLoss(of: binaryValue, written: bytes) {
-            // Not a fault — Core Foundation converts the same way — but a user should know.
-            writeStandardError("keyedarchive convert: warning: \(oneLine(path)): XML does not keep every value: \(oneLine(loss)) (Docs/PropertyLists.md lists what XML loses)\n")
-        }
+        if let binaryValue { warnOfLoss(XMLConversionLoss.firstLoss(of: binaryValue, readingBack: bytes)) }
         return ExitStatus.success
     }
 
-    /// Where the XML, read back, first differs from the binary file's value, and how; nil when
-    /// it holds every value (key order and sharing aside, which XML never keeps).
-    static func firstLoss(of original: PropertyListValue, written: [UInt8]) -> String? {
-        guard let back = try? XMLPropertyListReader.read(written).value else { return nil }
-        // The path of the pair being compared is a trail of steps, cut back to each pair's depth
-        // as it is taken and spelt out only for the loss reported: a string made for every pair
-        // cost two thirds of a large conversion.
-        var trail: [PathStep] = []
-        func path() -> String {
-            var text = "root"
-            for step in trail {
-                switch step {
-                case .index(let index): text += "[\(index)]"
-                case .key(let key): text += ".\(key.excerptForMessage(64))"
-                }
-            }
-            return text
-        }
-        var pending: [(original: PropertyListValue, back: PropertyListValue, depth: Int, step: PathStep?)] = [(original, back, 0, nil)]
-        while let (lhs, rhs, depth, step) = pending.popLast() {
-            if trail.count > depth { trail.removeLast(trail.count - depth) }
-            if let step { trail.append(step) }
-            switch (lhs, rhs) {
-            case (.array(let left), .array(let right)):
-                guard left.count == right.count else { return "\(path()): \(left.count) elements became \(right.count)" }
-                for index in left.indices.reversed() { pending.append((left[index], right[index], trail.count, .index(index))) }
-            case (.dictionary(let left), .dictionary(let right)):
-                guard left.count == right.count else { return "\(path()): \(left.count) keys became \(right.count)" }
-                for entry in left.entries.reversed() {
-                    guard let other = right[entry.key] else { return "\(path()): key \"\(entry.key.excerptForMessage(64))\" did not survive" }
-                    pending.append((entry.value, other, trail.count, .key(entry.key)))
-                }
-            case (.real(let left), .real(let right)):
-                guard left != right else { continue }
-                if case .float32(let narrow) = left, case .float64(let wide) = right, Double(narrow).bitPattern == wide.bitPattern {
-                    return "\(path()): the 32-bit real \(narrow) becomes a 64-bit real"
-                }
-                return "\(path()): real \(Self.realText(left.doubleValue)) reads back as \(Self.realText(right.doubleValue))"
-            case (.integer(let left), .integer(let right)):
-                guard left != right else { continue }
-                if left.high == right.high, left.low == right.low {
-                    return "\(path()): the 16-byte integer \(left) becomes an 8-byte integer"
-                }
-                return "\(path()): integer \(left) reads back as \(right)"
-            case (.string(let left), .string(let right)):
-                if !left.unicodeScalars.elementsEqual(right.unicodeScalars) { return "\(path()): string \"\(left.excerptForMessage(64))\" reads back as \"\(right.excerptForMessage(64))\"" }
-            default:
-                if lhs != rhs { return "\(path()): \(describe(lhs)) reads back as \(describe(rhs))" }
+    /// A binary file to XML straight from its bytes, the XML written as it is made and what it
+    /// loses found value by value (without the value tree, the whole XML or the XML read back:
+    /// ten times the input, Docs/Performance.md); nil when the file must take the usual path
+    /// (a fault, a value XML refuses, a shared container), which names its fault in its words.
+    private func convertToXMLFromBytes(_ input: [UInt8]) throws(InputError) -> Int32? {
+        var destination = OutputDestination(outputPath)
+        let converted: Result<String?, PropertyListError>? = input.withUnsafeBytes { raw in
+            guard let tree = BinaryPropertyListTree.plan(raw, for: .xml) else { return nil }
+            let loss = tree.firstXMLLoss(raw)
+            do throws(PropertyListError) {
+                // The plan has checked every value the writer could refuse: nothing stops it now.
+                try tree.writeXML(raw) { destination.write($0) }
+                return .success(loss)
+            } catch {
+                return .failure(error)
             }
         }
-        return nil
-    }
-
-    /// One step of a path: into an array's element or a dictionary's value.
-    private enum PathStep {
-        case index(Int)
-        case key(String)
-    }
-
-    /// A real for a message: NaNs with their bits, since the payload is what XML loses.
-    private static func realText(_ value: Double) -> String {
-        value.isNaN ? "NaN 0x\(String(value.bitPattern, radix: 16))" : "\(value)"
-    }
-
-    private static func describe(_ value: PropertyListValue) -> String {
-        switch value {
-        case .date(let date): return "date \(date.secondsSinceReferenceDate)"
-        case .uid(let uid): return "UID \(uid.value)"
-        case .integer(let integer): return "integer \(integer)"
-        case .dictionary: return "a dictionary"
-        case .array: return "an array"
-        default: return "\(value)".excerptForMessage(64)
+        switch converted {
+        case nil:
+            return nil
+        case .failure(let error)?:
+            // Dropped unfinished: a file named by -o is left as it was.
+            throw InputError(message: "\(path): \(error)")
+        case .success(let loss)?:
+            try destination.finish()
+            warnOfLoss(loss)
+            return ExitStatus.success
         }
+    }
+
+    /// Not a fault — Core Foundation converts the same way — but a user should know.
+    private func warnOfLoss(_ loss: String?) {
+        guard let loss else { return }
+        writeStandardError("keyedarchive convert: warning: \(oneLine(path)): XML does not keep every value: \(oneLine(loss)) (Docs/PropertyLists.md lists what XML loses)\n")
     }
 }

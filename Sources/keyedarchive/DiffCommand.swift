@@ -44,9 +44,13 @@ struct DiffCommand: ToolCommand {
     }
 
     private func compare() throws(InputError) -> Int32 {
-        let inputA = try readArchiveInput(pathA)
-        let inputB = try readArchiveInput(pathB)
+        var inputA = try readArchiveInput(pathA)
+        var inputB = try readArchiveInput(pathB)
+        // The bytes alone are kept, so that dropping them below lets them go.
+        let isJSONA = inputA.isJSON, isJSONB = inputB.isJSON
         var bytesA = inputA.bytes, bytesB = inputB.bytes
+        inputA.bytes = []
+        inputB.bytes = []
         let diff: ArchiveDiff
         let graphA = Result { () throws(ArchiveError) in try ArchiveGraph(bytes: bytesA) }
         let graphB = Result { () throws(ArchiveError) in try ArchiveGraph(bytes: bytesB) }
@@ -74,9 +78,9 @@ struct DiffCommand: ToolCommand {
         if layout {
             do {
                 layoutLines = try ArchiveLayoutExplanation.explain(bytesA, bytesB)
-                if inputA.isJSON || inputB.isJSON {
+                if isJSONA || isJSONB {
                     // JSON has no layout of its own: what follows is about the property lists it stands for.
-                    let a = inputA.isJSON ? "json" : formatName(bytesA), b = inputB.isJSON ? "json" : formatName(bytesB)
+                    let a = isJSONA ? "json" : formatName(bytesA), b = isJSONB ? "json" : formatName(bytesB)
                     layoutLines.insert("format: A is \(a), B is \(b) (JSON is compared as the binary property list it stands for)", at: 0)
                 }
             } catch {

@@ -256,47 +256,110 @@ func writeOutput(_ bytes: [UInt8], to path: String?) throws(InputError) {
     try destination.finish()
 }
 
-/// Where a command's output goes: standard output, or the file `-o` names. The file is opened —
-/// created, or truncated when it exists, as `-o` always did — only when the first bytes are
-/// ready, so an input refused before then leaves it as it was; the bytes are written as they
-/// come, and synced to disk at the end (as Foundation's `Data.write(to:)` did).
+/// Where a command's output goes: standard output, or the file `-o` names, created or replaced
+/// as `-o` always did — but only once the whole output is written. The bytes go to a new file
+/// beside it (`.NAME.keyedarchive-XXXXXX`, made with `mkstemp`, so no other file is ever
+/// touched), synced and then renamed over it, keeping an existing file's mode; an output not
+/// finished (a refused input, a failed write) removes that file and leaves `-o`'s file as it
+/// was. Nothing is created before the first bytes are ready. Where a rename would change what
+/// the name is — not a regular file (a device such as `/dev/null`, a pipe), a file with other
+/// hard links, one the user may not write or does not own, or a directory where no new file
+/// can be made — the file itself is opened and truncated as before. A symbolic link is
+/// followed: the file it names is replaced, the link kept.
 struct OutputDestination: ~Copyable {
     private let path: String?
+    /// The file the output replaces when it goes through `temporary`.
+    private var target: String?
+    /// The file being written, renamed over `target` at the end.
+    private var temporary: String?
     private var descriptor: Int32 = -1
     private var failure: Int32 = 0
+    private var finished = false
 
     /// Standard output for nil or "-", else the file at `path`.
     init(_ path: String?) {
         self.path = path == "-" ? nil : path
     }
 
+    deinit {
+        guard !finished else { return }
+        if descriptor >= 0, descriptor != STDOUT_FILENO { close(descriptor) }
+        if let temporary { unlink(temporary) }
+    }
+
     /// Writes `chunk`; a failure is remembered and reported by ``finish()``.
     mutating func write(_ chunk: UnsafeRawBufferPointer) {
         guard failure == 0, let start = chunk.baseAddress, !chunk.isEmpty else { return }
         if descriptor < 0 {
-            if let path {
-                descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-                if descriptor < 0 {
-                    failure = errno
-                    return
-                }
-            } else {
-                descriptor = STDOUT_FILENO
-            }
+            open()
+            guard failure == 0 else { return }
         }
         failure = writeAll(UnsafeRawBufferPointer(start: start, count: chunk.count), to: descriptor)
     }
 
-    /// Finishes the output (an empty one still creates the file); throws the first failure.
-    consuming func finish() throws(InputError) {
-        if descriptor < 0, failure == 0, let path {
-            descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-            if descriptor < 0 { failure = errno }
+    /// Opens standard output, the new file beside `path`, or `path` itself (see the type's comment).
+    private mutating func open() {
+        guard let path else {
+            descriptor = STDOUT_FILENO
+            return
         }
+        if let (replaced, mode) = Self.replaceableFile(path) {
+            var template = Array(Self.temporaryName(beside: replaced).utf8CString)
+            let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            if made >= 0 {
+                // mkstemp makes the file 0600; give it what the replaced file had, or what a
+                // new file gets (0666 less the umask).
+                _ = fchmod(made, mode)
+                descriptor = made
+                target = replaced
+                temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+                return
+            }
+        }
+        descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        if descriptor < 0 { failure = errno }
+    }
+
+    /// The file a new one may be renamed over for `path` (the file a symbolic link names), and
+    /// the mode to give it; nil when `path` is to be written in place.
+    private static func replaceableFile(_ path: String) -> (path: String, mode: mode_t)? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
+            // No file yet (or no way to tell): a new one, made beside it.
+            guard errno == ENOENT else { return nil }
+            let mask = umask(0)
+            umask(mask)
+            return (path, 0o666 & ~mask)
+        }
+        var resolved = path
+        if status.st_mode & S_IFMT == S_IFLNK {
+            guard let real = realpath(path, nil) else { return nil }
+            resolved = String(cString: real)
+            free(real)
+            guard stat(resolved, &status) == 0 else { return nil }
+        }
+        guard status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1, status.st_uid == geteuid(),
+              access(resolved, W_OK) == 0 else { return nil }
+        return (resolved, status.st_mode & 0o7777)
+    }
+
+    /// `mkstemp`'s template for a hidden file in the directory of `path`.
+    private static func temporaryName(beside path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return ".\(path).keyedarchive-XXXXXX" }
+        return "\(path[...slash]).\(path[path.index(after: slash)...]).keyedarchive-XXXXXX"
+    }
+
+    /// Finishes the output (an empty one still creates the file): synced, closed, and renamed
+    /// over `-o`'s file; throws the first failure, and then leaves that file as it was.
+    consuming func finish() throws(InputError) {
+        if descriptor < 0, failure == 0, path != nil { open() }
         if descriptor >= 0, descriptor != STDOUT_FILENO {
             if failure == 0, fsync(descriptor) != 0, errno != EINVAL { failure = errno }
             if close(descriptor) != 0, failure == 0, errno != EINTR { failure = errno }
+            descriptor = -1
         }
+        if failure == 0, let temporary, let target, rename(temporary, target) != 0 { failure = errno }
+        if failure == 0 { finished = true }
         guard failure != 0 else { return }
         throw InputError(message: "\(path ?? "standard output"): cannot write: \(String(cString: strerror(failure)))")
     }

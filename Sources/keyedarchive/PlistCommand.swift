@@ -13,13 +13,20 @@ struct PlistCommand: ToolCommand {
 
     func run() throws -> Int32 {
         let bytes = try readInput(path)
-        do {
-            // The value tree alone: a binary file is not kept as an object table as well.
-            let value = try bytes.withUnsafeBytes { (raw) throws(PropertyListError) in try PropertyListCodec.fileValue(raw) }
-            try PropertyListJSONRenderer.render(value) { chunk in writeStandardOutput(chunk) }
-        } catch {
-            throw InputError(message: "\(path): \(error)")
+        let rendered: Result<Void, PropertyListError> = bytes.withUnsafeBytes { raw in
+            do throws(PropertyListError) {
+                // A binary file is rendered from its bytes, without its value tree, when it can be.
+                if let tree = BinaryPropertyListTree.plan(raw, for: .json) {
+                    return .success(try tree.renderJSON(raw) { chunk in writeStandardOutput(chunk) })
+                }
+                // The value tree alone: a binary file is not kept as an object table as well.
+                let value = try PropertyListCodec.fileValue(raw)
+                return .success(try PropertyListJSONRenderer.render(value) { chunk in writeStandardOutput(chunk) })
+            } catch {
+                return .failure(error)
+            }
         }
+        if case .failure(let error) = rendered { throw InputError(message: "\(path): \(error)") }
         return ExitStatus.success
     }
 }

@@ -61,7 +61,9 @@ extension ConvertCommand {
 
         options:
           --to binary|xml   the format to write (required)
-          -o OUT            write to the file OUT (- for standard output); default: standard output
+          -o OUT            write to the file OUT (- for standard output); default: standard output.
+                            OUT is replaced only once the whole output is written (a refused input
+                            or a failed write leaves it as it was)
           --force           write binary to standard output even when it is a terminal (refused
                             otherwise, as plutil and gzip refuse it)
 

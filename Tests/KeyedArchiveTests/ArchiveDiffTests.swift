@@ -337,6 +337,62 @@ import Testing
         #expect(diff.description.hasSuffix("… and 7 more differences"))
     }
 
+    /// A wide archive — fifty pilots in an array, each with two fields and an airplane of two
+    /// fields — with differences at two levels and an airplane shared in A only: reported level
+    /// by level, in array and field order, each by its path (the walk takes an object's fields
+    /// and an array's elements as one group, and makes paths only where it needs them); the
+    /// cap and the pair budget stop inside a group where they stopped pair by pair.
+    @Test func wideLevelsAreReportedInBreadthFirstOrder() throws {
+        func fleet(changed: Bool) -> PropertyListValue {
+            // 1: the array, 2: Pilot class, 3: Airplane class, 4: NSArray class; then per pilot
+            // a pilot, its name and its airplane (whose registration is inline).
+            var objects: [PropertyListValue] = [
+                Self.instance(4, [("NS.objects", .array((0..<50).map { Self.uid(5 + 3 * $0) }))]),
+                Self.classDictionary(["Pilot", "NSObject"]), Self.classDictionary(["Airplane", "NSObject"]), Self.classDictionary(["NSArray", "NSObject"]),
+            ]
+            for index in 0..<50 {
+                let pilot = 5 + 3 * index
+                // In A, pilot 11 flies pilot 10's airplane; in B an equal one of its own.
+                let plane = changed || index != 11 ? pilot + 2 : pilot - 1
+                let hours = changed && index == 3 ? 31 : 30
+                let name = changed && index == 40 ? "Renamed" : "Pilot \(index)"
+                let registration = changed && index == 2 ? "N-2x" : "N-\(index)"
+                let seats = changed && index == 7 ? 5 : 4
+                objects.append(Self.instance(2, [("hours", .int(hours)), ("name", Self.uid(pilot + 1)), ("plane", Self.uid(plane))]))
+                objects.append(.string(name))
+                objects.append(Self.instance(3, [("registration", .string(index == 11 ? "N-10" : registration)), ("seats", .int(seats))]))
+            }
+            return Self.archive(objects)
+        }
+        // Level by level; within a level, pilot by pilot and field by field (pilot 11's plane
+        // before pilot 40's name).
+        let expected = [
+            "root[3].hours: value changed: integer 30 → integer 31",
+            "root[11].plane: sharing changed: in A the same object as root[10].plane; in B another object",
+            #"root[40].name: value changed: "Pilot 40" → "Renamed""#,
+            #"root[2].plane.registration: value changed: "N-2" → "N-2x""#,
+            "root[7].plane.seats: value changed: integer 4 → integer 5",
+        ]
+        let a = try Self.graph(fleet(changed: false)), b = try Self.graph(fleet(changed: true))
+        #expect(ArchiveDiff(a, b).differences.map(\.description) == expected)
+        #expect(ArchiveDiff(a, a).isEqual && ArchiveDiff(b, b).isEqual)
+        var capped = ArchiveDiff.Options()
+        capped.maximumDifferences = 3
+        let diff = ArchiveDiff(a, b, options: capped)
+        #expect(diff.differences.map(\.description) == Array(expected.prefix(3)) && diff.omittedCount == 2)
+        // Object pairs (names are plain strings, not pairs): the array, then pilots 0 to 49, then
+        // each pilot's airplane among its fields. 45 stops inside the pilots' group, before any
+        // field; 55 inside pilot 4's fields (airplanes 0 to 3 compared), after pilot 3's hours.
+        var budget = ArchiveDiff.Options()
+        budget.maximumObjectPairs = 45
+        let stoppedAmongPilots = ArchiveDiff(a, b, options: budget)
+        #expect(stoppedAmongPilots.differences.isEmpty && stoppedAmongPilots.incompleteReason != nil)
+        budget.maximumObjectPairs = 55
+        let stopped = ArchiveDiff(a, b, options: budget)
+        #expect(stopped.differences.map(\.description) == [expected[0]], "\(stopped.differences)")
+        #expect(stopped.incompleteReason != nil)
+    }
+
     /// A linked list 20,000 objects long: compared without recursion.
     @Test func longChainsNeedNoStack() throws {
         func chain(last: PropertyListValue) -> PropertyListValue {

@@ -24,9 +24,9 @@ import Testing
         var error: String
     }
 
-    static func run(_ arguments: [String], input: Data? = nil, in directory: URL? = nil) throws -> Run {
+    static func run(_ arguments: [String], input: Data? = nil, in directory: URL? = nil, executable program: URL? = nil) throws -> Run {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program ?? executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         let output = Pipe(), error = Pipe(), stdin = Pipe()

@@ -160,6 +160,34 @@ struct DiffPaths: Sendable {
         }
         return ArchiveKeyPath(reversed.reversed())
     }
+
+    /// The key path of a position, made or not.
+    func keyPath(_ position: DiffPosition) -> ArchiveKeyPath {
+        switch position {
+        case .node(let node): return keyPath(node)
+        case .child(let parent, let component):
+            var path = keyPath(parent)
+            path.components.append(component)
+            return path
+        }
+    }
+
+    /// The node of a position, made the first time it is asked for.
+    mutating func node(_ position: DiffPosition) -> Int {
+        switch position {
+        case .node(let node): return node
+        case .child(let parent, let component): return child(of: parent, component)
+        }
+    }
+}
+
+/// A position being compared: a node of ``DiffPaths``, or the child of one that has no node
+/// yet. Most positions (equal plain values) never need one: it is made only for an object or a
+/// container, whose positions below name it as their parent, and a difference's path is
+/// spelt out from the parent.
+enum DiffPosition {
+    case node(Int)
+    case child(of: Int, ArchiveKeyPath.Component)
 }
 
 /// One side of the comparison: the graph that resolves UIDs, or nil for a plain property list
@@ -380,7 +408,42 @@ struct DiffWalk {
         let checkSharing: Bool
     }
 
-    private var queue: [Work] = []
+    /// What is still to compare, first in first out: single pairs, or every pair under one
+    /// compared pair (array elements, fields matched by name), compared in turn when the group
+    /// comes up — the order of queuing each pair, without a queue entry and a path node per
+    /// pair (the 24 MB fleet archive's widest level holds half a million field pairs).
+    private enum Pending {
+        case pair(Work)
+        /// Elements `0..<min(x.count, y.count)`, index for index.
+        case elements(parent: Int, x: [PropertyListValue], y: [PropertyListValue], checkSharing: Bool)
+        /// `count` fields matched by name, their positions in x and y at `fieldMatches[start …]`.
+        case fields(parent: Int, source: FieldSource, start: Int, count: Int, checkSharing: Bool, unescape: Bool)
+    }
+
+    /// Where a group's fields are: two objects' (made again when the group comes up, rather
+    /// than kept for every object of the queue), or entries of their own (`$top`).
+    private enum FieldSource {
+        case objects(a: Int, b: Int)
+        case entries([PropertyListDictionary.Entry], [PropertyListDictionary.Entry])
+    }
+
+    /// The fields the group's positions refer to: those compareByName matched.
+    private func fields(_ source: FieldSource) -> (x: [PropertyListDictionary.Entry], y: [PropertyListDictionary.Entry]) {
+        switch source {
+        case .entries(let x, let y): return (x, y)
+        case .objects(let left, let right):
+            guard case .fields(let x) = a.shape(ofObject: left), case .fields(let y) = b.shape(ofObject: right) else { return ([], []) }
+            return (x, y)
+        }
+    }
+
+    private var queue: [Pending] = []
+    /// Positions of matched fields (x, y), in the order of the groups in `queue`; the first
+    /// `fieldMatchesDropped` have gone with their groups.
+    private var fieldMatches: [(x: UInt32, y: UInt32)] = []
+    private var fieldMatchesDropped = 0
+    /// Where the fields of the groups compared so far end (counted from the very first match).
+    private var fieldMatchesDone = 0
     /// The next entry of `queue` to compare; the entries before it are dropped now and then.
     private var head = 0
     private var visitedPairs: Set<Int> = []
@@ -404,28 +467,54 @@ struct DiffWalk {
     }
 
     mutating func report(_ kind: ArchiveDiff.Difference.Kind, at path: Int, _ aText: String, _ bText: String) {
+        report(kind, at: .node(path), aText, bText)
+    }
+
+    /// A difference at a position that may have no node yet.
+    mutating func report(_ kind: ArchiveDiff.Difference.Kind, at position: DiffPosition, _ aText: String, _ bText: String) {
         guard differences.count < options.maximumDifferences else {
             omitted &+= 1
             return
         }
-        differences.append(ArchiveDiff.Difference(kind: kind, path: paths.keyPath(path), a: aText, b: bText))
+        differences.append(ArchiveDiff.Difference(kind: kind, path: paths.keyPath(position), a: aText, b: bText))
     }
 
     mutating func push(path: Int, _ aValue: PropertyListValue, _ bValue: PropertyListValue, checkSharing: Bool = true) {
-        queue.append(Work(path: path, a: aValue, b: bValue, checkSharing: checkSharing))
+        queue.append(.pair(Work(path: path, a: aValue, b: bValue, checkSharing: checkSharing)))
+    }
+
+    /// Queues pairs each with its own path node, in order.
+    private mutating func enqueue(_ pairs: [Work]) {
+        for work in pairs { queue.append(.pair(work)) }
     }
 
     mutating func compareTop(_ topA: [ArchiveGraph.TopEntry], _ topB: [ArchiveGraph.TopEntry]) {
         let entriesA = topA.map { PropertyListDictionary.Entry(key: $0.key, value: $0.value) }
         let entriesB = topB.map { PropertyListDictionary.Entry(key: $0.key, value: $0.value) }
-        compareByName(entriesA, entriesB, parent: -1, checkSharing: true, unescape: false)
+        compareByName(entriesA, entriesB, parent: -1, checkSharing: true, unescape: false, objects: nil)
     }
 
     mutating func run() {
         while head < queue.count {
-            let work = queue[head]
+            let pending = queue[head]
             head &+= 1
-            compare(work)
+            switch pending {
+            case .pair(let work):
+                compare(work.a, work.b, at: .node(work.path), checkSharing: work.checkSharing)
+            case .elements(let parent, let x, let y, let checkSharing):
+                for index in 0..<min(x.count, y.count) where incompleteReason == nil {
+                    compare(x[index], y[index], at: .child(of: parent, .index(index)), checkSharing: checkSharing)
+                }
+            case .fields(let parent, let source, let start, let count, let checkSharing, let unescape):
+                let (x, y) = fields(source)
+                for match in start..<(start &+ count) where incompleteReason == nil {
+                    let (positionX, positionY) = fieldMatches[match &- fieldMatchesDropped]
+                    let entry = x[Int(positionX)]
+                    let name = unescape ? (ArchiveKeys.unescape(entry.key) ?? entry.key) : entry.key
+                    compare(entry.value, y[Int(positionY)].value, at: .child(of: parent, .key(name)), checkSharing: checkSharing)
+                }
+                fieldMatchesDone = start &+ count
+            }
             if incompleteReason != nil { return }
             // The compared half is dropped once it is most of the queue: memory stays the
             // width of the graph, and each entry moves at most once.
@@ -433,32 +522,37 @@ struct DiffWalk {
                 queue.removeFirst(head)
                 head = 0
             }
+            let done = fieldMatchesDone &- fieldMatchesDropped
+            if done >= 4096, done &* 2 >= fieldMatches.count {
+                fieldMatches.removeFirst(done)
+                fieldMatchesDropped = fieldMatchesDone
+            }
         }
     }
 
-    private mutating func compare(_ work: Work) {
-        let nodeA = a.node(work.a)
-        let nodeB = b.node(work.b)
+    private mutating func compare(_ aValue: PropertyListValue, _ bValue: PropertyListValue, at position: DiffPosition, checkSharing: Bool) {
+        let nodeA = a.node(aValue)
+        let nodeB = b.node(bValue)
         switch (nodeA, nodeB) {
         case (.null, .null):
             return
         case (.leaf(let left), .leaf(let right)):
-            compareLeaves(left, right, at: work.path)
+            compareLeaves(left, right, at: position)
         case (.object(let left), .object(let right)):
-            compareObjects(left, right, at: work.path, checkSharing: work.checkSharing)
+            compareObjects(left, right, at: position, checkSharing: checkSharing)
         case (.container(let left), .container(let right)) where left.kindName == right.kindName:
-            compareShapes(DiffSide.shape(ofContainer: left), DiffSide.shape(ofContainer: right), at: work.path, checkSharing: work.checkSharing)
+            compareShapes(DiffSide.shape(ofContainer: left), DiffSide.shape(ofContainer: right), at: paths.node(position), checkSharing: checkSharing)
         case (.object(let left), .container(let right)):
             // A container inline in one file and in `$objects` in the other: the same value.
-            compareShapes(a.shape(ofObject: left), DiffSide.shape(ofContainer: right), at: work.path, checkSharing: false)
+            compareShapes(a.shape(ofObject: left), DiffSide.shape(ofContainer: right), at: paths.node(position), checkSharing: false)
         case (.container(let left), .object(let right)):
-            compareShapes(DiffSide.shape(ofContainer: left), b.shape(ofObject: right), at: work.path, checkSharing: false)
+            compareShapes(DiffSide.shape(ofContainer: left), b.shape(ofObject: right), at: paths.node(position), checkSharing: false)
         default:
-            report(.typeChanged, at: work.path, DiffText.describe(nodeA, in: a), DiffText.describe(nodeB, in: b))
+            report(.typeChanged, at: position, DiffText.describe(nodeA, in: a), DiffText.describe(nodeB, in: b))
         }
     }
 
-    private mutating func compareLeaves(_ left: PropertyListValue, _ right: PropertyListValue, at path: Int) {
+    private mutating func compareLeaves(_ left: PropertyListValue, _ right: PropertyListValue, at path: DiffPosition) {
         switch (left, right) {
         case (.integer(let x), .integer(let y)):
             if x.high != y.high || x.low != y.low {
@@ -483,9 +577,10 @@ struct DiffWalk {
         }
     }
 
-    private mutating func compareObjects(_ left: Int, _ right: Int, at path: Int, checkSharing: Bool) {
+    private mutating func compareObjects(_ left: Int, _ right: Int, at position: DiffPosition, checkSharing: Bool) {
         let pairKey = left &* max(countB, 1) &+ right
         if visitedPairs.contains(pairKey) { return }
+        let path = paths.node(position)
         var childSharing = checkSharing
         if checkSharing && !options.valuesOnly {
             if partnerOfA[left] >= 0, partnerOfA[left] != right {
@@ -523,25 +618,24 @@ struct DiffWalk {
             report(.typeChanged, at: path, DiffText.describe(.object(left), in: a), DiffText.describe(.object(right), in: b))
             return
         }
-        compareShapes(a.shape(ofObject: left), b.shape(ofObject: right), at: path, checkSharing: childSharing)
+        compareShapes(a.shape(ofObject: left), b.shape(ofObject: right), at: path, checkSharing: childSharing, objects: (left, right))
     }
 
     private static func chain(_ classes: [String]) -> String {
         classes.prefix(16).map { $0.excerptForMessage(64) }.joined(separator: " < ") + (classes.count > 16 ? " < …" : "")
     }
 
-    private mutating func compareShapes(_ left: DiffSide.Shape, _ right: DiffSide.Shape, at path: Int, checkSharing: Bool) {
+    /// `objects`: the objects whose shapes these are, if both are.
+    private mutating func compareShapes(_ left: DiffSide.Shape, _ right: DiffSide.Shape, at path: Int, checkSharing: Bool, objects: (a: Int, b: Int)? = nil) {
         switch (left, right) {
         case (.fields(let x), .fields(let y)):
-            compareByName(x, y, parent: path, checkSharing: checkSharing, unescape: a.graph != nil)
+            compareByName(x, y, parent: path, checkSharing: checkSharing, unescape: a.graph != nil, objects: objects)
         case (.array(let x), .array(let y)):
             if x.count != y.count {
                 report(.countChanged, at: path, "\(x.count) elements", "\(y.count) elements")
             }
             // In index order: the queue is first in, first out, so [0] is reported before [7].
-            for index in 0..<min(x.count, y.count) {
-                push(path: paths.child(of: path, .index(index)), x[index], y[index], checkSharing: checkSharing)
-            }
+            if min(x.count, y.count) > 0 { queue.append(.elements(parent: path, x: x, y: y, checkSharing: checkSharing)) }
         case (.set(let x), .set(let y)):
             compareSets(x, y, at: path, checkSharing: checkSharing)
         case (.dictionary(let keysX, let valuesX), .dictionary(let keysY, let valuesY)):
@@ -567,7 +661,9 @@ struct DiffWalk {
 
     /// Fields, dictionary entries or `$top` keys by name: order never matters; a name stored
     /// twice is matched by its first occurrence.
-    private mutating func compareByName(_ x: [PropertyListDictionary.Entry], _ y: [PropertyListDictionary.Entry], parent: Int, checkSharing: Bool, unescape: Bool) {
+    /// `objects`: the objects these are the fields of, if they are.
+    private mutating func compareByName(_ x: [PropertyListDictionary.Entry], _ y: [PropertyListDictionary.Entry], parent: Int, checkSharing: Bool, unescape: Bool,
+                                        objects: (a: Int, b: Int)?) {
         // Names match by their exact scalars, as the archive's own dictionaries tell them apart.
         var positionsY: [ExactString: Int] = [:]
         positionsY.reserveCapacity(y.count)
@@ -575,22 +671,26 @@ struct DiffWalk {
             positionsY[ExactString(entry.key)] = position
         }
         var matchedY = [Bool](repeating: false, count: y.count)
-        var pending: [Work] = []
-        for entry in x {
-            let name = unescape ? (ArchiveKeys.unescape(entry.key) ?? entry.key) : entry.key
-            let path = paths.child(of: parent, .key(name))
+        // The matched pairs are compared when their group comes up (the names made again then).
+        let start = fieldMatchesDropped &+ fieldMatches.count
+        for (positionX, entry) in x.enumerated() {
             if let position = positionsY[ExactString(entry.key)], !matchedY[position] {
                 matchedY[position] = true
-                pending.append(Work(path: path, a: entry.value, b: y[position].value, checkSharing: checkSharing))
+                fieldMatches.append((UInt32(truncatingIfNeeded: positionX), UInt32(truncatingIfNeeded: position)))
             } else {
-                report(.onlyInA, at: path, DiffText.describe(a.node(entry.value), in: a), "")
+                let name = unescape ? (ArchiveKeys.unescape(entry.key) ?? entry.key) : entry.key
+                report(.onlyInA, at: .child(of: parent, .key(name)), DiffText.describe(a.node(entry.value), in: a), "")
             }
         }
         for (position, entry) in y.enumerated() where !matchedY[position] {
             let name = unescape ? (ArchiveKeys.unescape(entry.key) ?? entry.key) : entry.key
-            report(.onlyInB, at: paths.child(of: parent, .key(name)), "", DiffText.describe(b.node(entry.value), in: b))
+            report(.onlyInB, at: .child(of: parent, .key(name)), "", DiffText.describe(b.node(entry.value), in: b))
         }
-        queue.append(contentsOf: pending)
+        let count = fieldMatchesDropped &+ fieldMatches.count &- start
+        if count > 0 {
+            let source = objects.map { FieldSource.objects(a: $0.a, b: $0.b) } ?? .entries(x, y)
+            queue.append(.fields(parent: parent, source: source, start: start, count: count, checkSharing: checkSharing, unescape: unescape))
+        }
     }
 
     /// Dictionary entries by key: string keys by their text, object keys by fingerprint; a key
@@ -618,7 +718,7 @@ struct DiffWalk {
             let text = b.keyText(key)
             report(.onlyInB, at: paths.child(of: path, .key(b.keyName(key, text: text))), "", DiffText.describe(b.node(valuesY[position]), in: b))
         }
-        queue.append(contentsOf: pending)
+        enqueue(pending)
     }
 
     /// Set elements matched by fingerprint (a multiset), then compared pairwise; the rest are
@@ -646,6 +746,6 @@ struct DiffWalk {
         for (position, element) in y.enumerated() where !matchedY[position] {
             report(.onlyInB, at: paths.child(of: path, .index(position)), "", "set element " + DiffText.describe(b.node(element), in: b))
         }
-        queue.append(contentsOf: pending)
+        enqueue(pending)
     }
 }

@@ -32,28 +32,15 @@ package struct BinaryPropertyListRewriter {
 
     /// Checks `bytes` and numbers its objects; nil when the usual path must take the file.
     package static func plan(_ bytes: UnsafeRawBufferPointer, options: PropertyListReadingOptions = .default) -> BinaryPropertyListRewriter? {
-        // Offsets are kept in 32 bits, and the output (at most some 13 times the input: wider
-        // references, a boolean or UID and its offset per reference) must be too.
-        guard bytes.count <= Int(UInt32.max) / 16 else { return nil }
-        var parser = BinaryPropertyListParser(bytes: bytes, options: options)
-        guard let (offsetIntSize, topObject) = try? parser.parseTrailer() else { return nil }
-        let count = parser.objectCount
-        let tableStart = parser.offsetTableStart
-        var offsets = [UInt32](repeating: 0, count: count)
-        var entry = tableStart
-        for index in 0..<count {
-            let offset = BinaryBigEndian.load(bytes, at: entry, width: offsetIntSize)
-            guard offset >= BinaryPropertyListFormat.headerLength, offset < tableStart else { return nil }
-            offsets[index] = UInt32(truncatingIfNeeded: offset)
-            guard parser.checkObject(at: offset, index: index) else { return nil }
-            entry &+= offsetIntSize
-        }
+        // The output (at most some 13 times the input: wider references, a boolean or UID and
+        // its offset per reference) must fit the 32-bit offsets too.
+        guard bytes.count <= Int(UInt32.max) / 16, let (parser, offsets, topObject) = BinaryPropertyListParser.checkedOffsets(bytes, options: options) else { return nil }
         guard let (order, firstNumber) = numberObjects(bytes, offsets: offsets, top: topObject, referenceSize: parser.objectRefSize, options: options) else {
             return nil
         }
         return BinaryPropertyListRewriter(order: order, firstNumber: firstNumber, offsets: offsets,
                                           referenceSize: BinaryPropertyListWriter.roundedByteCount(UInt64(order.count)),
-                                          inputReferenceSize: parser.objectRefSize, minimalOffsets: ![1, 2, 4, 8].contains(offsetIntSize))
+                                          inputReferenceSize: parser.objectRefSize, minimalOffsets: ![1, 2, 4, 8].contains(parser.offsetIntSize))
     }
 
     /// Whether every object of a binary file passes the checks ``BinaryPropertyListReader/read(_:options:)``
@@ -109,7 +96,7 @@ package struct BinaryPropertyListRewriter {
                 order.append(UInt32(truncatingIfNeeded: node))
                 depth &+= 1
                 stack.append(~node)
-                let header = BinaryArchiveHeader(bytes, at: offset)
+                let header = BinaryObjectHeader(bytes, at: offset)
                 let isDictionary = marker >> 4 == 0xD
                 let children = isDictionary ? header.count &* 2 : header.count
                 if isDictionary {
@@ -191,11 +178,11 @@ package struct BinaryPropertyListRewriter {
                 let width = marker == 0x22 ? 4 : 8
                 out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset &+ 1 &+ width)]))
             case 0x4, 0x5:
-                let header = BinaryArchiveHeader(bytes, at: offset)
+                let header = BinaryObjectHeader(bytes, at: offset)
                 out.appendMarker(marker & 0xF0, count: header.count)
                 out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[header.payload..<(header.payload &+ header.count)]))
             case 0x6:
-                let header = BinaryArchiveHeader(bytes, at: offset)
+                let header = BinaryObjectHeader(bytes, at: offset)
                 let units = UnsafeRawBufferPointer(rebasing: bytes[header.payload..<(header.payload &+ header.count &* 2)])
                 if Self.isASCII(utf16BigEndian: units) {
                     // The writer stores a string as ASCII whenever it is.
@@ -218,7 +205,7 @@ package struct BinaryPropertyListRewriter {
                 out.appendBigEndian(value, width: written)
             default:
                 // An array (0xA), a set (0xC) or a dictionary (0xD).
-                let header = BinaryArchiveHeader(bytes, at: offset)
+                let header = BinaryObjectHeader(bytes, at: offset)
                 let children = marker >> 4 == 0xD ? header.count &* 2 : header.count
                 out.appendMarker(marker & 0xF0, count: header.count)
                 out.reserve(children &* size)
@@ -254,26 +241,6 @@ package struct BinaryPropertyListRewriter {
             index &+= 2
         }
         return true
-    }
-}
-
-/// Marker, count and payload start of an object already checked by
-/// `BinaryPropertyListParser.checkObject` (count 0 for fixed-size objects).
-private struct BinaryArchiveHeader {
-    var count: Int
-    var payload: Int
-
-    @inline(__always)
-    init(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
-        let nibble = Int(bytes[offset] & 0x0F)
-        if nibble != 0x0F {
-            count = nibble
-            payload = offset &+ 1
-            return
-        }
-        let width = 1 &<< Int(bytes[offset &+ 1] & 0x0F)
-        count = BinaryBigEndian.load(bytes, at: offset &+ 2, width: width)
-        payload = offset &+ 2 &+ width
     }
 }
 

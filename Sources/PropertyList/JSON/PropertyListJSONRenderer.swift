@@ -30,13 +30,22 @@ public enum PropertyListJSONRenderer {
     public static func render(_ value: PropertyListValue, maximumDepth: Int = PropertyListReadingOptions.default.maximumDepth,
                               maximumByteCount: Int = defaultMaximumByteCount, output: (ArraySlice<UInt8>) -> Void) throws(PropertyListError) {
         try checkExpressible(value, maximumDepth: maximumDepth)
+        try streamText(maximumDepth: maximumDepth, maximumByteCount: maximumByteCount, output: output) { renderer throws(PropertyListError) in
+            try renderer.append(value, depth: 0)
+        }
+    }
+
+    /// Runs `body` on a builder that hands its text to `output` in chunks, then ends the text with
+    /// a newline. On a fault, what is still buffered is dropped: every chunk handed on was
+    /// within the budget.
+    static func streamText(maximumDepth: Int, maximumByteCount: Int, output: (ArraySlice<UInt8>) -> Void,
+                           _ body: (inout JSONTextBuilder) throws(PropertyListError) -> Void) throws(PropertyListError) {
         let result = withoutActuallyEscaping(output) { output -> Result<Void, PropertyListError> in
             var renderer = JSONTextBuilder(maximumDepth: maximumDepth, maximumByteCount: maximumByteCount)
             renderer.output = output
             do throws(PropertyListError) {
-                try renderer.append(value, depth: 0)
+                try body(&renderer)
             } catch {
-                // What is still buffered is dropped: every chunk handed on was within the budget.
                 return .failure(error)
             }
             renderer.out.append(0x0A)
@@ -201,6 +210,11 @@ struct JSONTextBuilder {
 
     mutating func append(_ value: PropertyListValue, depth: Int) throws(PropertyListError) {
         try appendValue(value, depth: depth)
+        try endValue()
+    }
+
+    /// After every value: the byte budget checked, and a full chunk handed on.
+    mutating func endValue() throws(PropertyListError) {
         try checkLength(adding: 0)
         flushIfFull()
     }
@@ -238,38 +252,73 @@ struct JSONTextBuilder {
             if elements.isEmpty { appendASCII("[]"); return }
             out.append(0x5B)
             for (position, element) in elements.enumerated() {
-                if position > 0 { out.append(0x2C) }
-                indent(depth + 1)
+                beginElement(position, depth: depth)
                 try append(element, depth: depth + 1)
             }
-            indent(depth)
-            out.append(0x5D)
+            closeArray(depth: depth)
         case .dictionary(let dictionary):
             try PropertyListError.checkNesting(depth, maximumDepth: maximumDepth)
             if dictionary.isEmpty { appendASCII("{}"); return }
-            let wrapped = dictionary.count == 1 && PropertyListJSONRenderer.tagKeys.contains(dictionary.entries[0].key)
-            var memberDepth = depth + 1
-            if wrapped {
-                out.append(0x7B)
-                indent(depth + 1)
-                appendString("$dict")
-                out.append(contentsOf: [0x3A, 0x20])
-                memberDepth += 1
-            }
-            out.append(0x7B)
+            let wrapped = Self.isWrapped(dictionary.count, firstKey: dictionary.entries[0].key)
+            let memberDepth = openDictionary(wrapped: wrapped, depth: depth)
             for (position, entry) in dictionary.entries.enumerated() {
-                if position > 0 { out.append(0x2C) }
-                indent(memberDepth)
-                appendString(entry.key)
-                out.append(contentsOf: [0x3A, 0x20])
+                beginMember(position, key: entry.key, memberDepth: memberDepth)
                 try append(entry.value, depth: depth + 1)
             }
-            indent(memberDepth - 1)
+            closeDictionary(wrapped: wrapped, depth: depth)
+        }
+    }
+
+    // The pieces of a container, for walks that write one without its value (a binary file
+    // rendered from its bytes, PropertyListJSONRenderer+Binary.swift).
+
+    /// Before element `position` of an array at `depth`: the comma, the line and its indent.
+    mutating func beginElement(_ position: Int, depth: Int) {
+        if position > 0 { out.append(0x2C) }
+        indent(depth + 1)
+    }
+
+    /// After the last element of a non-empty array at `depth`.
+    mutating func closeArray(depth: Int) {
+        indent(depth)
+        out.append(0x5D)
+    }
+
+    /// Whether a dictionary of `count` entries whose first key is `firstKey` is written inside
+    /// `{"$dict": …}` (a lone tag key would read as a typed value).
+    static func isWrapped(_ count: Int, firstKey: @autoclosure () -> String) -> Bool {
+        count == 1 && PropertyListJSONRenderer.tagKeys.contains(firstKey())
+    }
+
+    /// Opens a non-empty dictionary at `depth`; returns the depth its members are indented to.
+    mutating func openDictionary(wrapped: Bool, depth: Int) -> Int {
+        var memberDepth = depth + 1
+        if wrapped {
+            out.append(0x7B)
+            indent(depth + 1)
+            appendString("$dict")
+            out.append(contentsOf: [0x3A, 0x20])
+            memberDepth += 1
+        }
+        out.append(0x7B)
+        return memberDepth
+    }
+
+    /// Before the value of member `position`: the comma, the line, its indent and the key.
+    mutating func beginMember(_ position: Int, key: String, memberDepth: Int) {
+        if position > 0 { out.append(0x2C) }
+        indent(memberDepth)
+        appendString(key)
+        out.append(contentsOf: [0x3A, 0x20])
+    }
+
+    /// After the last member of a non-empty dictionary opened at `depth`.
+    mutating func closeDictionary(wrapped: Bool, depth: Int) {
+        indent(wrapped ? depth + 1 : depth)
+        out.append(0x7D)
+        if wrapped {
+            indent(depth)
             out.append(0x7D)
-            if wrapped {
-                indent(depth)
-                out.append(0x7D)
-            }
         }
     }
 }

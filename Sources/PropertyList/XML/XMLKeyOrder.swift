@@ -91,32 +91,45 @@ enum XMLKeyOrder {
     /// order wherever they differ. Equal prefixes say nothing; ``compare(_:_:)`` decides those.
     @inline(__always)
     static func prefix(_ key: String) -> UInt64 {
-        @inline(__always) func pack(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-            var result: UInt64 = 0
-            let length = min(bytes.count, 8)
-            for index in 0..<length {
-                var byte = bytes[index]
-                if byte >= 0xF0 { byte &-= 2 } else if byte >= 0xEE { byte &+= 5 }
-                result |= UInt64(byte) << (56 - 8 * UInt64(index))
-            }
-            return result
+        if let packed = key.utf8.withContiguousStorageIfAvailable(prefix) { return packed }
+        return Array(key.utf8.prefix(8)).withUnsafeBufferPointer(prefix)
+    }
+
+    /// The same prefix, of a key's UTF-8.
+    @inline(__always)
+    static func prefix(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var result: UInt64 = 0
+        let length = min(bytes.count, 8)
+        for index in 0..<length {
+            var byte = bytes[index]
+            if byte >= 0xF0 { byte &-= 2 } else if byte >= 0xEE { byte &+= 5 }
+            result |= UInt64(byte) << (56 - 8 * UInt64(index))
         }
-        if let packed = key.utf8.withContiguousStorageIfAvailable(pack) { return packed }
-        return Array(key.utf8.prefix(8)).withUnsafeBufferPointer(pack)
+        return result
     }
 
     /// The order to write `entries` in, or nil when they are already strictly increasing
     /// (every dictionary read from XML). Equal keys keep their relative order.
     static func writingOrder(_ entries: [PropertyListDictionary.Entry]) -> [Int]? {
-        let count = entries.count
+        writingOrder(count: entries.count, prefix: { prefix(entries[$0].key) }, compare: { compare(entries[$0].key, entries[$1].key) })
+    }
+
+    /// The same order for keys given as UTF-8 (`key(i)` is the UTF-8 of key `i`).
+    static func writingOrder(count: Int, key: (Int) -> UnsafeBufferPointer<UInt8>) -> [Int]? {
+        writingOrder(count: count, prefix: { prefix(key($0)) }, compare: { compare(key($0), key($1)) })
+    }
+
+    /// The order of `count` keys given each one's prefix (above) and a full comparison.
+    @inline(__always)
+    private static func writingOrder(count: Int, prefix: (Int) -> UInt64, compare: (Int, Int) -> Int) -> [Int]? {
         guard count > 1 else { return nil }
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: count) { prefixes -> [Int]? in
             guard let prefixBase = prefixes.baseAddress else { return nil }
-            for index in 0..<count { (prefixBase + index).initialize(to: prefix(entries[index].key)) }
+            for index in 0..<count { (prefixBase + index).initialize(to: prefix(index)) }
             @inline(__always) func order(_ lhs: Int, _ rhs: Int) -> Int {
                 let left = prefixBase[lhs], right = prefixBase[rhs]
                 if left != right { return left < right ? -1 : 1 }
-                return compare(entries[lhs].key, entries[rhs].key)
+                return compare(lhs, rhs)
             }
             var increasing = true
             for index in 1..<count where order(index - 1, index) >= 0 {

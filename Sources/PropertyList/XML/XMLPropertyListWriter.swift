@@ -173,6 +173,31 @@ public struct XMLPropertyListBuilder: ~Copyable {
         XMLKeyOrder.writingOrder(keys.map { PropertyListDictionary.Entry(key: $0, value: .bool(false)) }) ?? Array(keys.indices)
     }
 
+    /// Writes a dictionary key given as UTF-8 (valid, as a `String`'s), as `addKey(_:depth:)` writes a `String` key.
+    package mutating func addKey(utf8 key: UnsafeBufferPointer<UInt8>, depth: Int) {
+        indent(depth)
+        emitter.out.append("<key>")
+        emitter.appendEscaped(key)
+        emitter.out.append("</key>\n")
+    }
+
+    /// How many bytes are written and not yet handed on by ``drain(_:)``.
+    package var bufferedCount: Int { emitter.out.count }
+
+    /// Hands the bytes written so far to `output` and forgets them: a document streamed as it
+    /// is written (the XML of a binary file, `BinaryPropertyListTree`).
+    package mutating func drain(_ output: (UnsafeRawBufferPointer) -> Void) {
+        output(UnsafeRawBufferPointer(emitter.out.contents))
+        emitter.out.removeAll()
+    }
+
+    /// Closes a document streamed with ``drain(_:)``, handing its last bytes to `output`
+    /// (nothing may be added after it).
+    package mutating func finish(_ output: (UnsafeRawBufferPointer) -> Void) {
+        emitter.out.append("</plist>\n")
+        drain(output)
+    }
+
     /// Closes the document and returns its bytes. Consuming: the bytes move into the returned
     /// array, so nothing can be added to a finished document, and it cannot be finished twice.
     public consuming func finish() -> [UInt8] {
