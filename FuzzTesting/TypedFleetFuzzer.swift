@@ -247,11 +247,16 @@ enum TypedFleet {
         // the first of its $classes, or whose $classes is empty, has no form an encoder writes,
         // and a container inside a container stored inline in a field is written back as an
         // object (ArchiveInstance.FieldValue.inline: an inline array's element decodes alike
-        // from either; no archiver writes such nesting).
+        // from either; no archiver writes such nesting), as is a date stored in an inline
+        // container (written back as the NSDate object a keyed archiver would refer to).
         func nestsInlineContainers(_ value: PropertyListValue) -> Bool {
+            func hasNoWrittenForm(_ element: PropertyListValue) -> Bool {
+                if case .date = element { return true }
+                return element.isContainer
+            }
             switch value {
-            case .array(let elements), .set(let elements): return elements.contains { $0.isContainer }
-            case .dictionary(let dictionary): return dictionary.entries.contains { $0.value.isContainer }
+            case .array(let elements), .set(let elements): return elements.contains(where: hasNoWrittenForm)
+            case .dictionary(let dictionary): return dictionary.entries.contains { hasNoWrittenForm($0.value) }
             default: return false
             }
         }

@@ -9,7 +9,7 @@ import Testing
 /// and class chains included) calls equal; without the opt-in the registry refuses as before;
 /// every budget holds; and what decoding makes is freed when released, however the archive
 /// shares and cycles.
-@Suite struct ArchiveValueInspectionTests {
+@Suite struct ArchiveValueInspectionTests: HandBuiltArchives {
     static let inspecting: ArchiveRegistry = {
         var registry = ArchiveRegistry()
         registry.inspectsUnknownClasses = true
@@ -123,6 +123,32 @@ import Testing
         print("Inspection over Fixtures/: equal graphs: \(equal.sorted()); refused: \(refused.sorted { $0.key < $1.key })")
         #expect(equal.contains("fleet.plist") && equal.contains("fleet.xml"))
         #expect(refused.keys.allSatisfy { $0.hasPrefix("hostile/") || $0.hasPrefix("deep/") || $0.hasPrefix("fuzz-findings/") }, "\(refused)")
+    }
+
+    /// An object of a class nobody mapped (#1) whose field holds an inline array of references:
+    /// to an NSDate (#3), a plain string (#5) and a number (#6). Written back, the date is an
+    /// NSDate object again, not a date stored in the array (what a fuzz run of the typed fuzzer
+    /// found: "type changed: NSDate object → date"), and the graph is the same.
+    @Test func aDateInAnInlineArrayIsWrittenBackAsItsObject() throws {
+        let bytes = try Self.archiveBytes([
+            /* 1 */ Self.instance(2, [("items", .array([Self.uid(3), Self.uid(5), Self.uid(6)])), ("when", .date(PropertyListDate(secondsSinceReferenceDate: 7)))]),
+            /* 2 */ Self.classDictionary(["AppState", "NSObject"]),
+            /* 3 */ Self.instance(4, [("NS.time", .double(620737053.76402))]),
+            /* 4 */ Self.classDictionary(["NSDate", "NSObject"]),
+            /* 5 */ "Spotlight",
+            /* 6 */ .integer(1231),
+        ])
+        let graph = try ArchiveGraph(bytes: bytes)
+        let value = try KeyedUnarchiver.unarchive(ArchiveValue.self, from: bytes, registry: Self.inspecting)
+        guard case .instance(let state) = value.unshared, case .inline(.array(let items, _))? = state["items"] else {
+            Issue.record("expected an AppState with an inline array, found \(value)")
+            return
+        }
+        #expect(items == [.date(Date(timeIntervalSinceReferenceDate: 620737053.76402)), .string("Spotlight"), .integer(1231)])
+        let diff = ArchiveDiff(graph, try ArchiveGraph(bytes: try Self.rewrite(bytes)))
+        #expect(diff.isEqual, "\(diff.differences.map(\.description))")
+        // A date stored in the object itself stays there.
+        #expect(state["when"] == .inline(.date(Date(timeIntervalSinceReferenceDate: 7))))
     }
 
     /// The tutorial's example (§10), on a nib of the corpus.

@@ -53,8 +53,9 @@ public struct ArchiveInstance: Hashable, Sendable, CustomStringConvertible {
         case object(ArchiveValue)
         /// A value stored in the object itself: a number, boolean, string, data or date; or an
         /// array, set or dictionary (string keys) stored inline, whose references are decoded
-        /// as the values they refer to (an element that is a collection or an object is written
-        /// back as a reference, one that is a number, string, data or date inline).
+        /// as the values they refer to (an element that is a collection, an object or a date is
+        /// written back as a reference — a date as the `NSDate` object a keyed archiver stores —
+        /// one that is a number, string or data inline).
         case inline(ArchiveValue)
 
         /// The value, however it is stored; nil for `$null`.

@@ -182,7 +182,9 @@ enum ArchiveValueEncoding {
     /// collections and objects as references.
     private static func inline(_ value: ArchiveValue, in encoder: KeyedArchiveEncoder) throws(ArchiveError) -> PropertyListValue {
         func element(_ value: ArchiveValue, at component: ArchiveKeyPath.Component) throws(ArchiveError) -> PropertyListValue {
-            if let scalar = scalar(value) { return scalar }
+            // A date here came from a reference to an NSDate: a keyed archiver stores an inline
+            // container's elements as references, and a date only as an NSDate object.
+            if case .date = value {} else if let scalar = scalar(value) { return scalar }
             let reference = try encoder.session.withPath(component) { () throws(ArchiveError) in try encoder.reference(for: value) }
             return .uid(reference.uid)
         }
