@@ -248,7 +248,8 @@ enum TypedFleet {
         // and a container inside a container stored inline in a field is written back as an
         // object (ArchiveInstance.FieldValue.inline: an inline array's element decodes alike
         // from either; no archiver writes such nesting), as is a date stored in an inline
-        // container (written back as the NSDate object a keyed archiver would refer to).
+        // container (written back as the NSDate object a keyed archiver would refer to), and
+        // so is a date stored as a plain $objects entry (ArchiveValue.date).
         func nestsInlineContainers(_ value: PropertyListValue) -> Bool {
             func hasNoWrittenForm(_ element: PropertyListValue) -> Bool {
                 if case .date = element { return true }
@@ -264,6 +265,7 @@ enum TypedFleet {
             switch object {
             case .classDescriptor(let descriptor): return descriptor.classes.first.map { $0.isExactlyEqual(to: descriptor.name) } ?? false
             case .instance(let instance): return !instance.storage.entries.contains { nestsInlineContainers($0.value) }
+            case .date: return false
             default: return true
             }
         }) else { return }

@@ -49,7 +49,9 @@ public enum ArchiveValue: Sendable {
     case real(PropertyListReal)
     /// Plain data (`NSData`), or with `mutable`, an `NSMutableData` object.
     case data([UInt8], mutable: Bool = false)
-    /// `NSDate`.
+    /// `NSDate`. Written as an `NSDate` object; a date an archive stores as a plain
+    /// `$objects` entry or inside an inline array (no keyed archiver writes either) reads as
+    /// this too, and is written back as an `NSDate` object.
     case date(Date)
     /// `NSUUID`.
     case uuid(UUID)
