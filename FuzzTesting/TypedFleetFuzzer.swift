@@ -203,7 +203,9 @@ enum TypedFleet {
                 guard unkeyed == Array(0..<unkeyed.count) else { return [] }
                 for position in unkeyed { values.append(("$\(position)", try reader.decodeUnkeyed(ArchiveValue.self, at: position))) }
                 for top in graph.top where !(top.key.hasPrefix("$") && Int(top.key.dropFirst()) != nil) {
-                    guard let key = ArchiveKeys.unescape(top.key) else { continue }
+                    // A stored key no coder can name ("$version" unescaped) cannot be
+                    // decoded or written again, so there is no rewrite to compare.
+                    guard let key = ArchiveKeys.unescape(top.key) else { return [] }
                     values.append((key, try reader.decodeIfPresent(ArchiveValue.self, forKey: key)))
                 }
                 return values
