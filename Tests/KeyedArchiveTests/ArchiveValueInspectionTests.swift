@@ -151,6 +151,40 @@ import Testing
         #expect(state["when"] == .inline(.date(Date(timeIntervalSinceReferenceDate: 7))))
     }
 
+    /// An NSMeasurement (#1) whose unit's converter (#4) names a superclass no Mac writes
+    /// (`NQUnitConverter`, a fuzz run's mutation of Foundation's chain). A converter keeps no
+    /// stored fields, so it is read as what it holds, and so are the unit and the measurement
+    /// that hold it; the rewrite is the same graph. Its canonical twin still reads as typed values.
+    @Test func aConverterStoredOtherwiseIsWrittenBackAsStored() throws {
+        func measurement(converterChain: [String]) throws -> [UInt8] {
+            try Self.archiveBytes([
+                /* 1 */ Self.instance(7, [("NS.unit", Self.uid(2)), ("NS.value", .double(45))]),
+                /* 2 */ Self.instance(6, [("NS.specifier", .integer(1287)), ("NS.converter", Self.uid(4)), ("NS.symbol", Self.uid(3))]),
+                /* 3 */ "mi",
+                /* 4 */ Self.instance(5, [("NS.coefficient", .double(1609.34)), ("NS.constant", .double(0))]),
+                /* 5 */ Self.classDictionary(converterChain),
+                /* 6 */ Self.classDictionary(["NSUnitLength", "NSDimension", "NSUnit", "NSObject"]),
+                /* 7 */ Self.classDictionary(["NSMeasurement", "NSObject"]),
+            ])
+        }
+        let odd = try measurement(converterChain: ["NSUnitConverterLinear", "NQUnitConverter", "NSObject"])
+        let value = try KeyedUnarchiver.unarchive(ArchiveValue.self, from: odd, registry: Self.inspecting)
+        let stored = try #require(value.unshared.instanceValue, "expected the measurement shown as stored, found \(value)")
+        #expect(stored.className == "NSMeasurement")
+        let unit = try #require(stored["NS.unit"]?.value?.unshared.instanceValue)
+        #expect(unit["NS.converter"]?.value?.unshared.instanceValue?.classes == ["NSUnitConverterLinear", "NQUnitConverter", "NSObject"])
+        let diff = ArchiveDiff(try ArchiveGraph(bytes: odd), try ArchiveGraph(bytes: try Self.rewrite(odd)))
+        #expect(diff.isEqual, "\(diff.differences.map(\.description))")
+
+        let usual = try measurement(converterChain: ["NSUnitConverterLinear", "NSUnitConverter", "NSObject"])
+        guard case .measurement(let typed) = try KeyedUnarchiver.unarchive(ArchiveValue.self, from: usual, registry: Self.inspecting).unshared else {
+            Issue.record("Foundation's own chain should read as an NSMeasurement")
+            return
+        }
+        #expect(typed.unit.converter == .linear(coefficient: 1609.34, constant: 0))
+        #expect(ArchiveDiff(try ArchiveGraph(bytes: usual), try ArchiveGraph(bytes: try Self.rewrite(usual))).isEqual)
+    }
+
     /// The tutorial's example (§10), on a nib of the corpus.
     @Test(.enabled(if: ArchiveFixtures.isCorpusAvailable, Comment(rawValue: ArchiveFixtures.skipMessage)))
     func tutorialExampleReadsAndRewritesANib() throws {

@@ -47,8 +47,16 @@ enum FieldMappedFoundation {
             return .measurement(measurement)
         case .unit: return .unit(try unit(fields))
         case .unitConverter:
-            if instance.className == "NSUnitConverterReciprocal" { return .unitConverter(.reciprocal(try fields.double("NS.reciprocal"))) }
-            return .unitConverter(.linear(coefficient: try fields.double("NS.coefficient"), constant: try fields.double("NS.constant")))
+            let converter: ArchiveUnitConverter = instance.className == "NSUnitConverterReciprocal"
+                ? .reciprocal(try fields.double("NS.reciprocal"))
+                : .linear(coefficient: try fields.double("NS.coefficient"), constant: try fields.double("NS.constant"))
+            // A converter keeps no stored fields (it is an enum): one stored otherwise than it
+            // is written — another class chain, another field, a number stored as an integer —
+            // is shown under inspection as what it holds, so that writing it back loses nothing.
+            if session.registry.inspectsUnknownClasses, converter.archivedInstance() != instance {
+                throw session.error(.typeMismatch, "this \(instance.className.excerptForMessage(64)) is not stored as Foundation writes one", uid: uid)
+            }
+            return .unitConverter(converter)
         case .affineTransform: return .affineTransform(try affineTransform(fields))
         case .sortDescriptor:
             var descriptor = ArchiveSortDescriptor(key: try fields.stringIfPresent("NSKey"), ascending: try fields.boolIfPresent("NSAscending") ?? false,
