@@ -21,8 +21,8 @@ extension ArchiveGraph {
     /// The same, under a budget already started.
     init(data: Data, options: ArchiveReadingOptions, interruption: WorkInterruption) throws(ArchiveError) {
         if let stop = interruption.stop() { throw ArchiveError(stop) }
-        if let table = BinaryArchiveTable.read(data, options: options, interruption: interruption) {
-            self = data.withUnsafeBytes { ArchiveGraph(table: table, raw: $0) }
+        if let graph = data.withUnsafeBytes({ ArchiveGraph.fromObjectTable($0, options: options, interruption: interruption) }) {
+            self = graph
             return
         }
         self = try data.withUnsafeBytesTyped { (raw) throws(ArchiveError) in try ArchiveGraph(valueTreeOf: raw, options: options, interruption: interruption) }

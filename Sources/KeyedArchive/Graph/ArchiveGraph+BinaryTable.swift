@@ -1,57 +1,64 @@
 import PropertyList
 
 extension ArchiveGraph {
-    /// The graph of a binary archive that the binary fast reader (``BinaryArchiveTable``)
-    /// accepted, made from its table: each `$objects` entry read from the bytes once, with no
-    /// value tree of the whole file before it. The table accepts a file only if the usual path
-    /// (value tree, then ``init(propertyList:options:)``) accepts it and builds the same objects,
-    /// so this is that graph, equal to it (`DirectBinaryDecodingTests` compare the two); it needs about
-    /// half the memory on the way (Docs/Performance.md, "The command-line tool").
-    /// - Parameter raw: the bytes `table` was read from, read in place while the graph is made.
-    init(table: BinaryArchiveTable, raw: UnsafeRawBufferPointer) {
-        self = table.withBytesInPlace { () -> ArchiveGraph in
-            var objects: [Object] = []
-            objects.reserveCapacity(table.count)
-            var reader = TableValueReader(table: table, raw: raw)
-            for entry in table.entries {
-                switch entry.kind {
-                case .null:
-                    objects.append(.null)
-                case .instance:
-                    objects.append(.instance(Instance(classUID: PropertyListUID(UInt64(entry.link)), storage: reader.dictionary(Int(entry.object)))))
-                case .classDescriptor:
-                    objects.append(.classDescriptor(table.descriptors[Int(entry.link)]))
-                case .string, .integer, .real, .bool, .data, .date:
-                    switch reader.value(Int(entry.object)) {
-                    case .string(let string): objects.append(.string(string))
-                    case .integer(let integer): objects.append(.integer(integer))
-                    case .real(let real): objects.append(.real(real))
-                    case .bool(let flag): objects.append(.bool(flag))
-                    case .data(let bytes): objects.append(.data(bytes))
-                    case .date(let date): objects.append(.date(date))
-                    case let value: objects.append(.other(value))
-                    }
+    /// The graph of a binary archive, made from its object table when the binary fast reader's
+    /// validator (``BinaryArchiveValidator``) accepts it, or nil to leave it to the usual path.
+    /// Each `$objects` entry is read from the bytes once, with no value tree of the whole file
+    /// before it. The validator accepts a file only if the usual path (value tree, then
+    /// ``init(propertyList:options:)``) accepts it and builds the same objects, so this is that
+    /// graph, equal to it (`DirectBinaryDecodingTests` compare the two); it needs less than half
+    /// the memory on the way, and reads each object's offset from the file's own table rather
+    /// than a copy of it (Docs/Performance.md, "The command-line tool").
+    static func fromObjectTable(_ raw: UnsafeRawBufferPointer, options: ArchiveReadingOptions, interruption: WorkInterruption) -> ArchiveGraph? {
+        var validator = BinaryArchiveValidator(raw: raw, options: options)
+        guard let validated = validator.validate(interruption: interruption, keepingOffsets: false) else { return nil }
+        return ArchiveGraph(validated: validated, raw: raw)
+    }
+
+    /// - Parameter raw: the bytes `validated` describes, read in place while the graph is made.
+    private init(validated: BinaryArchiveValidator.Result, raw: UnsafeRawBufferPointer) {
+        var objects: [Object] = []
+        objects.reserveCapacity(validated.entries.count)
+        var reader = TableValueReader(raw: raw, offsets: validated.offsetTable.reading(raw), referenceSize: validated.referenceSize)
+        for entry in validated.entries {
+            switch entry.kind {
+            case .null:
+                objects.append(.null)
+            case .instance:
+                objects.append(.instance(Instance(classUID: PropertyListUID(UInt64(entry.link)), storage: reader.dictionary(Int(entry.object)))))
+            case .classDescriptor:
+                objects.append(.classDescriptor(validated.descriptors[Int(entry.link)]))
+            case .string, .integer, .real, .bool, .data, .date:
+                switch reader.value(Int(entry.object)) {
+                case .string(let string): objects.append(.string(string))
+                case .integer(let integer): objects.append(.integer(integer))
+                case .real(let real): objects.append(.real(real))
+                case .bool(let flag): objects.append(.bool(flag))
+                case .data(let bytes): objects.append(.data(bytes))
+                case .date(let date): objects.append(.date(date))
+                case let value: objects.append(.other(value))
                 }
             }
-            // The root: its four keys in file order, and `$version` as stored (the table keeps
-            // neither). The table validated the root, so its object and keys are where it read them.
-            let trailer = raw.count &- 32
-            let rootObject = BinaryArchiveTable.load(raw, at: trailer &+ 16, width: 8)
-            let header = BinaryArchiveTable.header(raw, at: Int(table.objectOffsets[rootObject]))
-            var keys: [String] = []
-            var version = PropertyListInteger(ArchiveKeys.formatVersion)
-            for index in 0..<header.count {
-                let key = table.string(ofObject: BinaryArchiveTable.load(raw, at: header.payload &+ index &* table.referenceSize, width: table.referenceSize))
-                if key.isExactlyEqual(to: ArchiveKeys.version) {
-                    let valueObject = BinaryArchiveTable.load(raw, at: header.payload &+ (header.count &+ index) &* table.referenceSize, width: table.referenceSize)
-                    if case .integer(let stored) = table.value(ofObject: valueObject) { version = stored }
-                }
-                keys.append(key)
-            }
-            return ArchiveGraph(archiver: ArchiveKeys.archiverName, version: version,
-                                top: table.top.entries.map { TopEntry(key: $0.key, value: $0.value) },
-                                objects: objects, headerKeyOrder: keys)
         }
+        // The root: its four keys in file order, and `$version` as stored (the validator keeps
+        // neither). It validated the root, so its object and keys are where it read them.
+        let trailer = raw.count &- 32
+        let rootObject = BinaryArchiveTable.load(raw, at: trailer &+ 16, width: 8)
+        let header = BinaryArchiveTable.header(raw, at: reader.offsets.offset(of: rootObject))
+        let size = validated.referenceSize
+        var keys: [String] = []
+        var version = PropertyListInteger(ArchiveKeys.formatVersion)
+        for index in 0..<header.count {
+            guard case .string(let key) = reader.value(BinaryArchiveTable.load(raw, at: header.payload &+ index &* size, width: size)) else { continue }
+            if key.isExactlyEqual(to: ArchiveKeys.version) {
+                let valueObject = BinaryArchiveTable.load(raw, at: header.payload &+ (header.count &+ index) &* size, width: size)
+                if case .integer(let stored) = reader.value(valueObject) { version = stored }
+            }
+            keys.append(key)
+        }
+        self.init(archiver: ArchiveKeys.archiverName, version: version,
+                  top: validated.top.entries.map { TopEntry(key: $0.key, value: $0.value) },
+                  objects: objects, headerKeyOrder: keys)
     }
 }
 
@@ -61,21 +68,23 @@ extension ArchiveGraph {
 /// (`registrationNumber` 85,000 times in the 24 MB fleet archive), and a graph holding one copy
 /// of each takes a fifth less memory. Equal values either way.
 private struct TableValueReader {
-    let table: BinaryArchiveTable
     let raw: UnsafeRawBufferPointer
+    let offsets: BinaryOffsetTable.InPlace
+    let referenceSize: Int
     /// Open addressing on an FNV-1a hash of the bytes; grown at half full.
     private var slots: [String?] = Array(repeating: nil, count: 1024)
     private var stored = 0
 
-    init(table: BinaryArchiveTable, raw: UnsafeRawBufferPointer) {
-        self.table = table
+    init(raw: UnsafeRawBufferPointer, offsets: BinaryOffsetTable.InPlace, referenceSize: Int) {
         self.raw = raw
+        self.offsets = offsets
+        self.referenceSize = referenceSize
     }
 
     /// The fields of the validated dictionary `object`, in file order, `$class` among them.
     mutating func dictionary(_ object: Int) -> PropertyListDictionary {
-        let header = BinaryArchiveTable.header(raw, at: Int(table.objectOffsets[object]))
-        let size = table.referenceSize
+        let header = BinaryArchiveTable.header(raw, at: offsets.offset(of: object))
+        let size = referenceSize
         var entries: [PropertyListDictionary.Entry] = []
         entries.reserveCapacity(header.count)
         for index in 0..<header.count {
@@ -89,7 +98,7 @@ private struct TableValueReader {
 
     /// The value of a validated scalar, or of an array of them.
     mutating func value(_ object: Int) -> PropertyListValue {
-        let offset = Int(table.objectOffsets[object])
+        let offset = offsets.offset(of: object)
         let header = BinaryArchiveTable.header(raw, at: offset)
         switch header.marker >> 4 {
         case 0x5 where header.count > 15:
@@ -98,11 +107,11 @@ private struct TableValueReader {
             var elements: [PropertyListValue] = []
             elements.reserveCapacity(header.count)
             for index in 0..<header.count {
-                elements.append(value(BinaryArchiveTable.load(raw, at: header.payload &+ index &* table.referenceSize, width: table.referenceSize)))
+                elements.append(value(BinaryArchiveTable.load(raw, at: header.payload &+ index &* referenceSize, width: referenceSize)))
             }
             return .array(elements)
         default:
-            return table.objectOffsets.withUnsafeBufferPointer { BinaryArchiveTable.value(raw, offsets: $0, referenceSize: table.referenceSize, object: object) }
+            return BinaryArchiveTable.value(raw, offsets: offsets, referenceSize: referenceSize, object: object)
         }
     }
 

@@ -100,8 +100,8 @@ extension ArchiveGraph {
         if let stop = interruption.stop() { throw ArchiveError(stop) }
         // A binary archive of the shapes NSKeyedArchiver writes is read from its object table,
         // without the value tree of the whole file; anything else, and every fault, the usual way.
-        if let table = BinaryArchiveTable.read(bytes, options: options, interruption: interruption) {
-            self = bytes.withUnsafeBytes { ArchiveGraph(table: table, raw: $0) }
+        if let graph = bytes.withUnsafeBytes({ ArchiveGraph.fromObjectTable($0, options: options, interruption: interruption) }) {
+            self = graph
             return
         }
         let built: Result<ArchiveGraph, ArchiveError> = bytes.withUnsafeBytes { raw in

@@ -29,7 +29,9 @@ public struct ArchiveGraph: Hashable, Sendable {
         /// An object with a class: a dictionary with `$class` plus its encoded fields.
         case instance(Instance)
         /// A class dictionary (`$classname`, `$classes`, optional `$classhints`).
-        case classDescriptor(ClassDescriptor)
+        // Boxed: its 32 bytes would make every object 40 bytes rather than 32, and an archive
+        // has one class dictionary per class against thousands of other objects.
+        indirect case classDescriptor(ClassDescriptor)
         /// Anything else a property list can hold (an array, a set, a dictionary without
         /// `$class`): Apple's archiver never writes these, but they are legal property lists.
         case other(PropertyListValue)

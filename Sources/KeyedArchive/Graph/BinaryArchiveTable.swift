@@ -499,8 +499,10 @@ final class BinaryArchiveTable {
         offsets.withUnsafeBufferPointer { value(raw, offsets: $0, referenceSize: referenceSize, object: object) }
     }
 
-    static func value(_ raw: UnsafeRawBufferPointer, offsets: UnsafeBufferPointer<UInt32>, referenceSize: Int, object: Int) -> PropertyListValue {
-        let offset = Int(offsets[object])
+    /// Generic over where offsets are read so that each caller gets its own specialization:
+    /// typed decoding's copy (`UnsafeBufferPointer<UInt32>`) or the file's table in place.
+    static func value<Offsets: ObjectOffsets>(_ raw: UnsafeRawBufferPointer, offsets: Offsets, referenceSize: Int, object: Int) -> PropertyListValue {
+        let offset = offsets.offset(of: object)
         let marker = raw[offset]
         switch marker >> 4 {
         case 0x0: return .bool(marker == 0x09)
@@ -544,6 +546,42 @@ final class BinaryArchiveTable {
         default:
             // Validation admits no other object where a value is read.
             return .bool(false)
+        }
+    }
+}
+
+/// Where each binary object of a validated file starts.
+protocol ObjectOffsets {
+    /// The offset of `object`, an index the validator checked.
+    func offset(of object: Int) -> Int
+}
+
+extension UnsafeBufferPointer: ObjectOffsets where Element == UInt32 {
+    @inline(__always)
+    func offset(of object: Int) -> Int { Int(self[object]) }
+}
+
+/// The offset table of a binary property list, where the trailer puts it: `count` big-endian
+/// numbers of `width` bytes from `start`.
+struct BinaryOffsetTable {
+    let start: Int
+    let width: Int
+    let count: Int
+
+    /// The table read in place from `raw`, the validated file it describes.
+    func reading(_ raw: UnsafeRawBufferPointer) -> InPlace { InPlace(raw: raw, table: self) }
+
+    struct InPlace: ObjectOffsets {
+        let raw: UnsafeRawBufferPointer
+        let table: BinaryOffsetTable
+
+        @inline(__always)
+        func offset(of object: Int) -> Int {
+            // The validator read every entry of this table (each within the file, before the
+            // table) and checked each object index against `count`; the check here keeps a
+            // broken invariant from reading outside the table.
+            precondition(object >= 0 && object < table.count, "object \(object) outside the offset table")
+            return BinaryArchiveTable.load(raw, at: table.start &+ object &* table.width, width: table.width)
         }
     }
 }
