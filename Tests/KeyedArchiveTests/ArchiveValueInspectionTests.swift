@@ -185,6 +185,35 @@ import Testing
         #expect(ArchiveDiff(try ArchiveGraph(bytes: usual), try ArchiveGraph(bytes: try Self.rewrite(usual))).isEqual)
     }
 
+    /// An NSMutableOrderedSet (#1) that stores the number 1 (#2) twice, which no ordered set
+    /// holds (a fuzz run's mutation). Under inspection it is shown as its fields, all five, and
+    /// written back as the same graph; read as a value it keeps each element once, as
+    /// `NSOrderedSet` does.
+    @Test func anOrderedSetStoringAnElementTwiceIsWrittenBackAsStored() throws {
+        let bytes = try Self.archiveBytes([
+            /* 1 */ Self.instance(3, [("NS.object.0", Self.uid(2)), ("NS.object.1", Self.uid(2)), ("NS.object.2", Self.uid(4)), ("NS.object.3", Self.uid(5))]),
+            /* 2 */ .integer(1),
+            /* 3 */ Self.classDictionary(["NSMutableOrderedSet", "NSOrderedSet", "NSObject"]),
+            /* 4 */ .integer(3),
+            /* 5 */ .integer(4),
+        ])
+        let value = try KeyedUnarchiver.unarchive(ArchiveValue.self, from: bytes, registry: Self.inspecting)
+        let stored = try #require(value.instanceValue, "expected the ordered set shown as stored, found \(value)")
+        #expect(stored.classes == ["NSMutableOrderedSet", "NSOrderedSet", "NSObject"])
+        #expect(stored.fields.map(\.key) == ["NS.object.0", "NS.object.1", "NS.object.2", "NS.object.3"])
+        #expect(stored.fields.map(\.value) == [.object(.integer(1)), .object(.integer(1)), .object(.integer(3)), .object(.integer(4))])
+        let diff = ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: try Self.rewrite(bytes)))
+        #expect(diff.isEqual, "\(diff.differences.map(\.description))")
+
+        var plain = ArchiveRegistry()
+        plain.inspectsUnknownClasses = false
+        guard case .orderedSet(let set) = try KeyedUnarchiver.unarchive(ArchiveValue.self, from: bytes, registry: plain).unshared else {
+            Issue.record("without inspection it should read as an ordered set")
+            return
+        }
+        #expect(set.elements == [.integer(1), .integer(3), .integer(4)])
+    }
+
     /// The tutorial's example (§10), on a nib of the corpus.
     @Test(.enabled(if: ArchiveFixtures.isCorpusAvailable, Comment(rawValue: ArchiveFixtures.skipMessage)))
     func tutorialExampleReadsAndRewritesANib() throws {

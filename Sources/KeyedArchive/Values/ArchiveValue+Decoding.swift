@@ -287,7 +287,19 @@ enum ArchiveValueDecoding {
         switch done.container {
         case .array, .inlineArray: value = .array(done.elements, mutable: done.mutable)
         case .set, .inlineSet: value = .set(done.elements, mutable: done.mutable)
-        case .orderedSet: value = .orderedSet(ArchiveOrderedSet(done.elements, archivesAsMutable: done.mutable))
+        case .orderedSet:
+            let set = ArchiveOrderedSet(done.elements, archivesAsMutable: done.mutable)
+            if set.count < done.elements.count, session.registry.inspectsUnknownClasses,
+               let chain = ArchiveValueFidelity.chain(of: .orderedSet, mutable: done.mutable) {
+                // An ordered set stored with an element twice keeps it once, so under
+                // inspection it is shown as what it holds: writing it back loses nothing.
+                // (The chain and keys are Foundation's: the check before it was read said so.)
+                value = .instance(ArchiveInstance(classes: chain, fields: done.elements.enumerated().map {
+                    ArchiveInstance.Field(key: "NS.object.\($0.offset)", value: .object($0.element))
+                }))
+            } else {
+                value = .orderedSet(set)
+            }
         case .dictionary, .inlineDictionary:
             value = .dictionary(done.holdsDuplicateKeys ? keepingLastEntries(done.entries) : done.entries, mutable: done.mutable)
         case .instance:
