@@ -96,11 +96,16 @@ import Testing
         // Keys that encode alike (every NaN is a key of its own) are ordered by their values.
         var nans: [Double: String] = [:], reversed: [Double: String] = [:]
         for value in ["a", "b", "c", "d"] { nans[.nan] = value }
-        // Each dictionary's hash seed is its own: rarely, the two iterate alike; then another is made.
+        // Each dictionary's hash seed comes from its storage's address: rarely, the two iterate
+        // alike; then another is made. The ones tried are kept alive, so that a new one is not
+        // given the storage (the address, the seed, the order) of the one just dropped.
+        var tried: [[Double: String]] = []
         for _ in 0..<50 where reversed.isEmpty || Array(nans.values) == Array(reversed.values) {
+            tried.append(reversed)
             reversed = [:]
             for value in ["d", "c", "b", "a"] { reversed[.nan] = value }
         }
+        withExtendedLifetime(tried) {}
         #expect(nans.count == 4 && Array(nans.values) != Array(reversed.values))
         #expect(try encoder.encode(nans) == encoder.encode(reversed))
         // The bytes of an archive, and decoding back.
