@@ -54,13 +54,20 @@ extension KeyedUnarchiver {
     /// graph, and why. It validates the file as a decode would (a faulty file is
     /// ``ArchiveReadingPath/Reason/faulty``), so it costs about as much as building the graph.
     public static func readingPath(of bytes: [UInt8], options: ArchiveReadingOptions = .default) -> ArchiveReadingPath {
-        if BinaryArchiveTable.read(bytes, options: options) != nil { return .inPlace }
+        if bytes.withUnsafeBytes({ readsInPlace($0, options: options) }) { return .inPlace }
         return .graph(ArchiveReadingPath.reason(bytes, options: options))
     }
 
-    /// The same for the archive in `data`.
+    /// The same for the archive in `data`, read in place (copied only to say why not).
     public static func readingPath(of data: Data, options: ArchiveReadingOptions = .default) -> ArchiveReadingPath {
-        readingPath(of: [UInt8](data), options: options)
+        if data.withUnsafeBytes({ readsInPlace($0, options: options) }) { return .inPlace }
+        return .graph(ArchiveReadingPath.reason([UInt8](data), options: options))
+    }
+
+    /// The in-place reader's validation alone: no table is kept, so no copy of its offsets.
+    private static func readsInPlace(_ raw: UnsafeRawBufferPointer, options: ArchiveReadingOptions) -> Bool {
+        var validator = BinaryArchiveValidator(raw: raw, options: options)
+        return validator.validate(keepingOffsets: false) != nil
     }
 
     /// Whether this unarchiver reads its archive in place (the binary fast path).
