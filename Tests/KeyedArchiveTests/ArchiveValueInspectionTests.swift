@@ -214,6 +214,52 @@ import Testing
         #expect(set.elements == [.integer(1), .integer(3), .integer(4)])
     }
 
+    /// An object of an unmapped class (#1) whose `path` is an NSIndexPath (#2) whose packed data
+    /// (#4, an NSMutableData) its `blob` refers to as well, and whose `link` is an NSURL (#6)
+    /// whose base (#8) its `home` refers to as well (a fuzz run's mutation of an Xcode state
+    /// file shared the data so). Read as typed values, the index path and the URL would be
+    /// written back with objects of their own, and the sharing lost; under inspection each is
+    /// shown as its fields, and the rewrite is the same graph.
+    @Test func aValueWhosePartIsSharedIsWrittenBackAsStored() throws {
+        let bytes = try Self.archiveBytes([
+            /* 1 */ Self.instance(3, [("path", Self.uid(2)), ("blob", Self.uid(4)), ("link", Self.uid(6)), ("home", Self.uid(8))]),
+            /* 2 */ Self.instance(10, [("NSIndexPathLength", .integer(2)), ("NSIndexPathData", Self.uid(4))]),
+            /* 3 */ Self.classDictionary(["LogState", "NSObject"]),
+            /* 4 */ Self.instance(5, [("NS.data", .data([1, 4]))]),
+            /* 5 */ Self.classDictionary(["NSMutableData", "NSData", "NSObject"]),
+            /* 6 */ Self.instance(7, [("NS.base", Self.uid(8)), ("NS.relative", Self.uid(9))]),
+            /* 7 */ Self.classDictionary(["NSURL", "NSObject"]),
+            /* 8 */ Self.instance(7, [("NS.base", Self.uid(0)), ("NS.relative", Self.uid(11))]),
+            /* 9 */ "log.txt",
+            /* 10 */ Self.classDictionary(["NSIndexPath", "NSObject"]),
+            /* 11 */ "file:///tmp/",
+        ])
+        let value = try KeyedUnarchiver.unarchive(ArchiveValue.self, from: bytes, registry: Self.inspecting)
+        let state = try #require(value.instanceValue, "expected a LogState, found \(value)")
+        #expect(state["path"]?.value?.instanceValue?.className == "NSIndexPath")
+        #expect(state["link"]?.value?.instanceValue?.className == "NSURL")
+        let diff = ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: try Self.rewrite(bytes)))
+        #expect(diff.isEqual, "\(diff.differences.map(\.description))")
+        // Not shared, the same values read as an index path and a URL.
+        let alone = try Self.archiveBytes([
+            /* 1 */ Self.instance(3, [("path", Self.uid(2)), ("link", Self.uid(6))]),
+            /* 2 */ Self.instance(10, [("NSIndexPathLength", .integer(2)), ("NSIndexPathData", Self.uid(4))]),
+            /* 3 */ Self.classDictionary(["LogState", "NSObject"]),
+            /* 4 */ Self.instance(5, [("NS.data", .data([1, 4]))]),
+            /* 5 */ Self.classDictionary(["NSMutableData", "NSData", "NSObject"]),
+            /* 6 */ Self.instance(7, [("NS.base", Self.uid(8)), ("NS.relative", Self.uid(9))]),
+            /* 7 */ Self.classDictionary(["NSURL", "NSObject"]),
+            /* 8 */ Self.instance(7, [("NS.base", Self.uid(0)), ("NS.relative", Self.uid(11))]),
+            /* 9 */ "log.txt",
+            /* 10 */ Self.classDictionary(["NSIndexPath", "NSObject"]),
+            /* 11 */ "file:///tmp/",
+        ])
+        let typed = try #require(try KeyedUnarchiver.unarchive(ArchiveValue.self, from: alone, registry: Self.inspecting).instanceValue)
+        #expect(typed["path"]?.value == .indexPath(IndexPath(indexes: [1, 4])))
+        #expect(typed["link"]?.value == .url(try #require(URL(string: "log.txt", relativeTo: URL(string: "file:///tmp/")))))
+        #expect(ArchiveDiff(try ArchiveGraph(bytes: alone), try ArchiveGraph(bytes: try Self.rewrite(alone))).isEqual)
+    }
+
     /// The tutorial's example (§10), on a nib of the corpus.
     @Test(.enabled(if: ArchiveFixtures.isCorpusAvailable, Comment(rawValue: ArchiveFixtures.skipMessage)))
     func tutorialExampleReadsAndRewritesANib() throws {

@@ -623,7 +623,7 @@ enum ArchiveValueDecoding {
 
     /// The session's table of shared objects under ``ArchiveRegistry/inspectsUnknownClasses``,
     /// made on first use; nil without it.
-    private static func sharing(_ session: ArchiveDecodingSession) throws(ArchiveError) -> ArchiveValueSharing? {
+    static func sharing(_ session: ArchiveDecodingSession) throws(ArchiveError) -> ArchiveValueSharing? {
         guard session.registry.inspectsUnknownClasses else { return nil }
         // Kept in the session's table of decoded values, under `$null`'s UID (never a
         // collection): the session is the one thing that lives as long as the decode.

@@ -32,6 +32,14 @@ enum ArchiveValueFidelity {
         return (instance.fields.dictionary.entries.filter { !$0.key.isExactlyEqual(to: ArchiveKeys.classKey) }, descriptor)
     }
 
+    /// Whether another reference reaches `uid` too. A value's written form makes objects of
+    /// its own for what it is stored with (an index path's data, a URL's base), so a part that
+    /// another place also refers to would be parted from it: such a value is read as its fields.
+    private static func isShared(_ uid: Int, session: ArchiveDecodingSession) -> Bool {
+        guard let sharing = try? ArchiveValueDecoding.sharing(session) else { return false }
+        return sharing.isShared(uid)
+    }
+
     private static func hasChain(_ descriptor: ArchiveGraph.ClassDescriptor, _ chain: [String]?) -> Bool {
         guard let chain, let first = chain.first else { return false }
         return descriptor.name.isExactlyEqual(to: first) && descriptor.classes.isExactlyEqual(to: chain)
@@ -171,7 +179,7 @@ enum ArchiveValueFidelity {
                   case .uid(let base)? = byKey["NS.base"] else { return false }
             current = link.baseURL
             if current == nil { return base.value == 0 }
-            guard base.value != 0, base.value < UInt64(session.store.count) else { return false }
+            guard base.value != 0, base.value < UInt64(session.store.count), !isShared(Int(base.value), session: session) else { return false }
             currentUID = Int(base.value)
         }
         return true
@@ -179,7 +187,7 @@ enum ArchiveValueFidelity {
 
     /// A reference to an `NSMutableData` whose `NS.data` is `bytes` (how index paths and sets pack).
     private static func isPackedData(_ field: PropertyListValue?, _ bytes: [UInt8], session: ArchiveDecodingSession) -> Bool {
-        guard case .uid(let target)? = field, target.value < UInt64(session.store.count),
+        guard case .uid(let target)? = field, target.value < UInt64(session.store.count), !isShared(Int(target.value), session: session),
               let (entries, descriptor) = stored(Int(target.value), session: session), hasChain(descriptor, FoundationClass.data.archivedChain),
               let byKey = fields(entries, exactly: ["NS.data"]) else { return false }
         return byKey["NS.data"] == .data(bytes)
