@@ -1,8 +1,15 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
+// 6.2 (Xcode 26) is the oldest compiler that builds the package: the coding protocols refine
+// `SendableMetatype` (Swift 6.2), which lets generic code send a model's type across isolation
+// domains under strict concurrency, and the tests use exit tests (6.2). README, Platforms.
 import PackageDescription
 
 let package = Package(
     name: "KeyedArchive",
+    // The first releases with `Duration` and `ContinuousClock`, which the reading and writing
+    // budgets measure time with (README, Platforms: every newer API the package uses is behind
+    // `@available`; `.ci/darwin-check` type-checks each product at these minimums).
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// The memory of the writers' output buffers (``BinaryByteSink``, `XMLOutputBuffer`): `malloc`'s,
 /// so that it can grow and shrink with `realloc`. Above glibc's mmap threshold a buffer is a
 /// mapping of its own, and `realloc` remaps its pages: growing copies nothing and never holds an
@@ -14,12 +6,12 @@ enum OutputMemory {
     /// `memory` (nil for none yet) resized to `byteCount` bytes, its contents kept.
     static func reallocate(_ memory: UnsafeMutableRawPointer?, to byteCount: Int) -> UnsafeMutableRawPointer {
         // As `UnsafeMutableRawPointer.allocate` does when memory runs out.
-        guard let resized = realloc(memory, max(byteCount, 1)) else { fatalError("OutputMemory: out of memory for \(byteCount) bytes") }
+        guard let resized = LibC.reallocate(memory, byteCount: max(byteCount, 1)) else { fatalError("OutputMemory: out of memory for \(byteCount) bytes") }
         return resized
     }
 
     static func release(_ memory: UnsafeMutableRawPointer) {
-        free(memory)
+        LibC.release(memory)
     }
 
     /// The first `count` bytes of `memory` as an array. They are copied from the end a slice at a
@@ -35,7 +27,7 @@ enum OutputMemory {
                 remaining -= slice
                 UnsafeMutableRawPointer(destination + remaining).copyMemory(from: memory + remaining, byteCount: slice)
                 // A shrink that fails leaves the block as it was, which is still correct.
-                if remaining >= moveSlice, let shrunk = realloc(memory, remaining) {
+                if remaining >= moveSlice, let shrunk = LibC.reallocate(memory, byteCount: remaining) {
                     memory = shrunk
                     capacity = remaining
                 }

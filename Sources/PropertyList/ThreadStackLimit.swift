@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// How far down the current thread's stack a recursion may go before it must stop and throw.
 ///
 /// A depth limit alone cannot keep a recursive decoder from crashing: a level costs a few KiB in
@@ -36,7 +28,7 @@ public struct ThreadStackLimit: Sendable {
     /// or encode, not per level.
     public static func current() -> ThreadStackLimit {
         let position = currentStackPosition()
-        if let (low, size) = currentThreadStackBounds() {
+        if let (low, size) = LibC.currentThreadStackBounds() {
             let (high, highOverflow) = low.addingReportingOverflow(UInt(size))
             // A local outside the thread's stack means locals do not live there (AddressSanitizer's
             // fake stack for use-after-return checks puts them on the heap): positions say nothing
@@ -131,62 +123,6 @@ public struct ThreadStackLimit: Sendable {
         var marker: UInt8 = 0
         return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
     }
-
-    /// The lowest address and the size of the calling thread's stack.
-    static func currentThreadStackBounds() -> (low: UInt, size: Int)? {
-#if canImport(Darwin)
-        let thread = pthread_self()
-        let top = UInt(bitPattern: pthread_get_stackaddr_np(thread))
-        let size = Int(pthread_get_stacksize_np(thread))
-        guard size > 0, UInt(size) < top else { return nil }
-        return (top - UInt(size), size)
-#elseif canImport(Glibc) || canImport(Musl)
-        // glibc answers a main thread's query by reading /proc/self/maps; that thread's stack
-        // does not move, so its answer is kept.
-        if isMainThread() { return MainThreadStack.bounds }
-        return queryStackBounds()
-#else
-        return nil
-#endif
-    }
-
-#if canImport(Glibc) || canImport(Musl)
-    // `pthread_getattr_np` and `gettid` are GNU extensions the Swift module of the C library
-    // does not import; they are looked up by name once.
-    private typealias GetAttributes = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> CInt
-    private typealias GetThreadID = @convention(c) () -> pid_t
-
-    private enum Symbols {
-        static let getAttributes: GetAttributes? = symbol("pthread_getattr_np", as: GetAttributes.self)
-        static let getThreadID: GetThreadID? = symbol("gettid", as: GetThreadID.self)
-
-        static func symbol<F>(_ name: String, as type: F.Type) -> F? {
-            guard let handle = dlopen(nil, RTLD_NOW), let address = dlsym(handle, name) else { return nil }
-            return unsafeBitCast(address, to: type)
-        }
-    }
-
-    private static func isMainThread() -> Bool {
-        guard let getThreadID = Symbols.getThreadID else { return false }
-        return getpid() == getThreadID()
-    }
-
-    private enum MainThreadStack {
-        // Initialized on first use, which happens on the main thread (see the caller).
-        static let bounds: (low: UInt, size: Int)? = queryStackBounds()
-    }
-
-    private static func queryStackBounds() -> (low: UInt, size: Int)? {
-        guard let getAttributes = Symbols.getAttributes else { return nil }
-        var attributes = pthread_attr_t()
-        guard getAttributes(pthread_self(), &attributes) == 0 else { return nil }
-        defer { pthread_attr_destroy(&attributes) }
-        var address: UnsafeMutableRawPointer?
-        var size = 0
-        guard pthread_attr_getstack(&attributes, &address, &size) == 0, let address, size > 0 else { return nil }
-        return (UInt(bitPattern: address), size)
-    }
-#endif
 }
 
 extension PropertyListError {

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PropertyList
 
 /// Exit statuses, named so scripts can tell a bad invocation from a bad input.
@@ -101,7 +96,7 @@ func oneLine(_ text: String) -> String {
 }
 
 func exitProcess(_ status: Int32) -> Never {
-    exit(status)
+    LibC.exit(status)
 }
 
 func writeStandardOutput(_ bytes: [UInt8]) {
@@ -109,26 +104,26 @@ func writeStandardOutput(_ bytes: [UInt8]) {
 }
 
 func writeStandardOutput(_ bytes: ArraySlice<UInt8>) {
-    _ = bytes.withUnsafeBytes { writeAll($0, to: STDOUT_FILENO) }
+    _ = bytes.withUnsafeBytes { writeAll($0, to: LibC.standardOutput) }
 }
 
 func writeStandardError(_ text: String) {
     var text = text
-    _ = text.withUTF8 { writeAll(UnsafeRawBufferPointer($0), to: STDERR_FILENO) }
+    _ = text.withUTF8 { writeAll(UnsafeRawBufferPointer($0), to: LibC.standardError) }
 }
 
 /// Writes all of `bytes` to `descriptor` (a short write or an interrupted one goes on);
-/// returns the failure's `errno`, or 0. The tool uses the C library directly, not Foundation:
-/// Foundation alone would add 7 MB to every run's resident memory (Docs/Performance.md).
+/// returns the failure's `errno`, or 0.
 @discardableResult
 func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32 {
     guard let start = bytes.baseAddress else { return 0 }
     var written = 0
     while written < bytes.count {
-        let result = systemWrite(descriptor, start + written, bytes.count - written)
+        let result = LibC.write(descriptor, from: start + written, count: bytes.count - written)
         if result < 0 {
-            if errno == EINTR { continue }
-            return errno
+            let failure = LibC.lastError
+            if failure == LibC.interrupted { continue }
+            return failure
         }
         written += result
     }
@@ -148,25 +143,24 @@ let maximumInputByteCount = 1 << 30
 func readInput(_ path: String, acceptingJSON: Bool = false) throws(InputError) -> [UInt8] {
     let descriptor: Int32
     if path == "-" {
-        descriptor = STDIN_FILENO
+        descriptor = LibC.standardInput
     } else {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
+        guard let status = LibC.status(ofPath: path) else {
             throw InputError(message: "\(path): cannot read: no such file")
         }
-        if status.st_mode & S_IFMT == S_IFDIR {
+        if status.kind == .directory {
             throw InputError(message: "\(path): is a directory, not a file")
         }
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        descriptor = LibC.openForReading(path)
         guard descriptor >= 0 else {
             throw InputError(message: "\(path): cannot read: permission denied or not a readable file")
         }
     }
-    defer { if path != "-" { close(descriptor) } }
-    var status = stat()
+    defer { if path != "-" { LibC.close(descriptor) } }
     // A regular file's size is known: one exact buffer. It may still change while it is read,
     // so the reading loop below takes whatever is there.
-    let expected = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : nil
+    let status = LibC.status(ofDescriptor: descriptor)
+    let expected = status?.kind == .regular ? status?.size : nil
     if let expected, expected > maximumInputByteCount {
         throw InputError(message: "\(path): input is longer than \(maximumInputByteCount) bytes, the most this tool reads")
     }
@@ -187,9 +181,10 @@ func readInput(_ path: String, acceptingJSON: Bool = false) throws(InputError) -
         }
         guard let base = buffer.baseAddress else { return filled }
         while filled < buffer.count, failure == 0, fault == nil {
-            let result = systemRead(descriptor, base + filled, buffer.count - filled)
+            let result = LibC.read(descriptor, into: base + filled, count: buffer.count - filled)
             if result < 0 {
-                if errno != EINTR { failure = errno }
+                let error = LibC.lastError
+                if error != LibC.interrupted { failure = error }
                 continue
             }
             if result == 0 {
@@ -217,21 +212,12 @@ func readInput(_ path: String, acceptingJSON: Bool = false) throws(InputError) -
     }
     if let fault { throw InputError(message: "\(path): \(fault)") }
     if failure != 0 {
-        throw InputError(message: "\(path): cannot read: \(String(cString: strerror(failure)))")
+        throw InputError(message: "\(path): cannot read: \(LibC.describe(failure))")
     }
     guard bytes.count <= maximumInputByteCount else {
         throw InputError(message: "\(path): input is longer than \(maximumInputByteCount) bytes, the most this tool reads")
     }
     return bytes
-}
-
-/// The C library's `read` and `write`, by names no method shadows.
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    read(descriptor, buffer, count)
-}
-
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, buffer, count)
 }
 
 /// The codec's own refusal of `prefix`, the first bytes read, when they already show the input
@@ -283,8 +269,8 @@ struct OutputDestination: ~Copyable {
 
     deinit {
         guard !finished else { return }
-        if descriptor >= 0, descriptor != STDOUT_FILENO { close(descriptor) }
-        if let temporary { unlink(temporary) }
+        if descriptor >= 0, descriptor != LibC.standardOutput { LibC.close(descriptor) }
+        if let temporary { LibC.remove(temporary) }
     }
 
     /// Writes `chunk`; a failure is remembered and reported by ``finish()``.
@@ -300,47 +286,40 @@ struct OutputDestination: ~Copyable {
     /// Opens standard output, the new file beside `path`, or `path` itself (see the type's comment).
     private mutating func open() {
         guard let path else {
-            descriptor = STDOUT_FILENO
+            descriptor = LibC.standardOutput
             return
         }
-        if let (replaced, mode) = Self.replaceableFile(path) {
-            var template = Array(Self.temporaryName(beside: replaced).utf8CString)
-            let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            if made >= 0 {
-                // mkstemp makes the file 0600; give it what the replaced file had, or what a
-                // new file gets (0666 less the umask).
-                _ = fchmod(made, mode)
-                descriptor = made
-                target = replaced
-                temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-                return
-            }
+        if let (replaced, mode) = Self.replaceableFile(path),
+           let made = LibC.makeUniqueFile(template: Self.temporaryName(beside: replaced)) {
+            // mkstemp makes the file 0600; give it what the replaced file had, or what a
+            // new file gets (0666 less the umask).
+            LibC.setPermissions(made.descriptor, mode)
+            descriptor = made.descriptor
+            target = replaced
+            temporary = made.path
+            return
         }
-        descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        if descriptor < 0 { failure = errno }
+        descriptor = LibC.openForWriting(path)
+        if descriptor < 0 { failure = LibC.lastError }
     }
 
     /// The file a new one may be renamed over for `path` (the file a symbolic link names), and
     /// the mode to give it; nil when `path` is to be written in place.
-    private static func replaceableFile(_ path: String) -> (path: String, mode: mode_t)? {
-        var status = stat()
-        guard lstat(path, &status) == 0 else {
+    private static func replaceableFile(_ path: String) -> (path: String, mode: UInt32)? {
+        guard var status = LibC.linkStatus(ofPath: path) else {
             // No file yet (or no way to tell): a new one, made beside it.
-            guard errno == ENOENT else { return nil }
-            let mask = umask(0)
-            umask(mask)
-            return (path, 0o666 & ~mask)
+            guard LibC.lastError == LibC.noSuchFile else { return nil }
+            return (path, 0o666 & ~LibC.fileCreationMask())
         }
         var resolved = path
-        if status.st_mode & S_IFMT == S_IFLNK {
-            guard let real = realpath(path, nil) else { return nil }
-            resolved = String(cString: real)
-            free(real)
-            guard stat(resolved, &status) == 0 else { return nil }
+        if status.kind == .symbolicLink {
+            guard let real = LibC.resolvedPath(path), let target = LibC.status(ofPath: real) else { return nil }
+            resolved = real
+            status = target
         }
-        guard status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1, status.st_uid == geteuid(),
-              access(resolved, W_OK) == 0 else { return nil }
-        return (resolved, status.st_mode & 0o7777)
+        guard status.kind == .regular, status.linkCount == 1, status.ownerID == LibC.effectiveUserID(),
+              LibC.isWritable(resolved) else { return nil }
+        return (resolved, status.permissions)
     }
 
     /// `mkstemp`'s template for a hidden file in the directory of `path`.
@@ -353,15 +332,16 @@ struct OutputDestination: ~Copyable {
     /// over `-o`'s file; throws the first failure, and then leaves that file as it was.
     consuming func finish() throws(InputError) {
         if descriptor < 0, failure == 0, path != nil { open() }
-        if descriptor >= 0, descriptor != STDOUT_FILENO {
-            if failure == 0, fsync(descriptor) != 0, errno != EINVAL { failure = errno }
-            if close(descriptor) != 0, failure == 0, errno != EINTR { failure = errno }
+        if descriptor >= 0, descriptor != LibC.standardOutput {
+            if failure == 0 { failure = LibC.sync(descriptor) }
+            let closing = LibC.close(descriptor)
+            if closing != 0, failure == 0, closing != LibC.interrupted { failure = closing }
             descriptor = -1
         }
-        if failure == 0, let temporary, let target, rename(temporary, target) != 0 { failure = errno }
+        if failure == 0, let temporary, let target { failure = LibC.rename(temporary, to: target) }
         if failure == 0 { finished = true }
         guard failure != 0 else { return }
-        throw InputError(message: "\(path ?? "standard output"): cannot write: \(String(cString: strerror(failure)))")
+        throw InputError(message: "\(path ?? "standard output"): cannot write: \(LibC.describe(failure))")
     }
 }
 

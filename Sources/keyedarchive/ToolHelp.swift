@@ -216,11 +216,6 @@ extension SchemaCommand {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import KeyedArchive
 import PropertyList
 
@@ -228,7 +223,7 @@ import PropertyList
 /// and `gzip` do, `convert --to binary` writes them to standard output only when it is not a
 /// terminal, when asked with `-o -`, or with `--force`.
 func refuseBinaryToTerminal(_ isBinary: Bool, outputPath: String?, force: Bool) throws(UsageError) {
-    guard isBinary, outputPath == nil, !force, isatty(STDOUT_FILENO) == 1 else { return }
+    guard isBinary, outputPath == nil, !force, LibC.isTerminal(LibC.standardOutput) else { return }
     throw UsageError(message: "not writing a binary property list to a terminal: give -o OUT, -o - or --force, or redirect standard output")
 }
 

@@ -44,7 +44,7 @@ enum ArchiveStringDecoding {
             }
         }
         if case .data(let bytes)? = instance.value(forStoredKey: "NS.bytes") {
-            guard let string = String(validating: bytes, as: UTF8.self) else {
+            guard let string = XMLTextValidation.string(validating: bytes) else {
                 throw session.error(.valueOutOfRange, "NS.bytes is not valid UTF-8", uid: uid)
             }
             return string

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Core Foundation's date arithmetic for XML property lists, both directions.
 ///
 /// The calendar is the proleptic Gregorian one with a year 0, in UTC. Core Foundation does the
@@ -88,7 +80,7 @@ enum PropertyListCalendar {
     /// Core Foundation's `(int)floor(d - floor(d / m) * m)`, made non-negative.
     @inline(__always)
     private static func modulo(_ d: Double, _ modulus: Double) -> Int {
-        var result = Int(Float(floor(d - floor(d / modulus) * modulus)))
+        var result = Int(Float((d - (d / modulus).rounded(.down) * modulus).rounded(.down)))
         if result < 0 { result += Int(modulus) }
         return result
     }
@@ -97,11 +89,11 @@ enum PropertyListCalendar {
     /// seconds come from floating-point modulo arithmetic, which is why a time a hair below a
     /// whole minute prints second 60.
     static func writerFields(_ seconds: Double) -> (year: Int64, month: Int64, day: Int64, hour: Int, minute: Int, second: Int) {
-        let days = Int64(floor(seconds / 86_400.0))
+        let days = Int64((seconds / 86_400.0).rounded(.down))
         let (year, month, day) = civil(fromDaysSinceReference: days)
-        let hour = modulo(floor(seconds / 3600.0), 24)
-        let minute = modulo(floor(seconds / 60.0), 60)
-        var secondValue = seconds - floor(seconds / 60.0) * 60.0
+        let hour = modulo((seconds / 3600.0).rounded(.down), 24)
+        let minute = modulo((seconds / 60.0).rounded(.down), 60)
+        var secondValue = seconds - (seconds / 60.0).rounded(.down) * 60.0
         if secondValue < 0 { secondValue += 60 }
         return (year, month, day, hour, minute, Int(secondValue))
     }

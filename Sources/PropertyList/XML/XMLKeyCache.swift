@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// A small direct-mapped cache from a key's UTF-8 bytes to its `String`.
 ///
 /// Archives repeat the same few keys (`$class`, `NS.objects`, `CF$UID`, property names) in every
@@ -45,7 +37,7 @@ struct XMLKeyCache {
             guard slot.hash == hash, slot.length == bytes.count else { return nil }
             let same = keyBytes.withUnsafeBufferPointer { stored -> Bool in
                 guard let storedBase = stored.baseAddress else { return false }
-                return memcmp(storedBase + index * Self.maximumKeyLength, source, bytes.count) == 0
+                return LibC.bytesEqual(storedBase + index * Self.maximumKeyLength, source, count: bytes.count)
             }
             return same ? slot.string : nil
         }

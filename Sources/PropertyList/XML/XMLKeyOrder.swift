@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Keys in `CFStringCompare` order: UTF-16 code units compared ordinally, a proper prefix
 /// first. Core Foundation sorts XML dictionary keys this way, so the reader also uses it to
 /// recognise (cheaply) that a dictionary has no duplicate keys.
@@ -37,7 +29,7 @@ enum XMLKeyOrder {
         var index = 0
         if common > 0, let l = left.baseAddress, let r = right.baseAddress {
             // Most keys differ early or are equal; memcmp finds out either way.
-            if memcmp(l, r, common) == 0 {
+            if LibC.bytesEqual(l, r, count: common) {
                 index = common
             } else {
                 while l[index] == r[index] { index += 1 }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// The elements a property list can hold.
 enum XMLElementKind: UInt8 {
     case plist, array, dict, key, string, data, date, real, integer, `true`, `false`
@@ -96,7 +88,7 @@ struct XMLPropertyListScanner {
     /// Whether the `length` bytes at `offset` are the first `length` bytes of `text`.
     func matches(prefix text: StaticString, length: Int, at offset: Int) -> Bool {
         guard length >= 0, length <= text.utf8CodeUnitCount, offset >= 0, length <= count - offset else { return false }
-        return memcmp(bytes + offset, text.utf8Start, length) == 0
+        return LibC.bytesEqual(bytes + offset, text.utf8Start, count: length)
     }
 
     @inline(__always)
@@ -198,7 +190,7 @@ struct XMLPropertyListScanner {
         let length = needle.utf8CodeUnitCount
         var index = range.lowerBound
         while index + length <= range.upperBound {
-            if memcmp(bytes + index, needle.utf8Start, length) == 0 { return true }
+            if LibC.bytesEqual(bytes + index, needle.utf8Start, count: length) { return true }
             index += 1
         }
         return false
@@ -322,7 +314,7 @@ struct XMLPropertyListScanner {
     private func elementKind(_ start: Int, _ length: Int) -> XMLElementKind? {
         let name = bytes + start
         @inline(__always) func equals(_ text: StaticString) -> Bool {
-            memcmp(name, text.utf8Start, length) == 0
+            LibC.bytesEqual(name, text.utf8Start, count: length)
         }
         switch (length, name[0]) {
         case (3, UInt8(ascii: "k")): return equals("key") ? .key : nil
@@ -420,7 +412,7 @@ struct XMLPropertyListScanner {
         let name = kind.name
         let length = name.utf8CodeUnitCount
         guard count - position >= length + 3 else { throw error(.truncated, "the input ends before </\(name)>") }
-        guard bytes[position] == UInt8(ascii: "<"), bytes[position + 1] == UInt8(ascii: "/"), memcmp(bytes + position + 2, name.utf8Start, length) == 0 else {
+        guard bytes[position] == UInt8(ascii: "<"), bytes[position + 1] == UInt8(ascii: "/"), LibC.bytesEqual(bytes + position + 2, name.utf8Start, count: length) else {
             throw error(.xmlSyntax, "expected </\(name)>, found '\(excerpt(start..<count))'")
         }
         position += 2 + length

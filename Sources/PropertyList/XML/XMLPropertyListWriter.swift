@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Writes XML property lists exactly as Core Foundation does (`xml-format-notes.md`, "Writing").
 ///
 /// The layout is Core Foundation's to the byte: one element per line, one tab per level, only

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// The text of `<real>` elements.
 ///
 /// Core Foundation prints reals with C's `%.17g`: 17 significant digits, correctly rounded
@@ -78,7 +70,7 @@ package enum XMLRealText {
         let significand = magnitude.significandBitPattern | (1 << 52)
         let binaryExponent = Int(magnitude.exponent) - 52
         // A first guess of the decimal exponent; corrected below when it is off by one.
-        var exponent = Int(log10(magnitude).rounded(.down))
+        var exponent = Int(LibC.log10(magnitude).rounded(.down))
         for _ in 0..<3 {
             guard let digits = scaledRounded(significand: significand, binaryExponent: binaryExponent, decimalShift: 16 - exponent) else { return nil }
             if digits >= powersOfTen[17] {
@@ -247,7 +239,7 @@ package enum XMLRealText {
         var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
         return withUnsafeMutableBytes(of: &buffer) { raw -> Int in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: CChar.self) else { return 0 }
-            let printed = Int(withVaList([magnitude]) { vsnprintf(base, raw.count, "%.17g", $0) })
+            let printed = LibC.printShortestRoundTrip(magnitude, to: base, capacity: raw.count)
             let available = min(max(printed, 0), raw.count - 1)
             var length = 0
             var index = 0

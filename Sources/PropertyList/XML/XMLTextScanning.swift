@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Searches over raw text, eight bytes at a time. Strings in property lists are mostly free of
 /// markup characters, so finding the next one word-wise is most of the reader's and writer's
 /// time on text.
@@ -130,7 +122,7 @@ enum XMLTextScanning {
     /// Index of the first `byte` at or after `from`, or `count`.
     @inline(__always)
     static func first(_ byte: UInt8, in bytes: UnsafePointer<UInt8>, count: Int, from: Int) -> Int {
-        guard from < count, let found = memchr(bytes + from, Int32(byte), count - from) else { return count }
-        return UnsafeRawPointer(found) - UnsafeRawPointer(bytes)
+        guard from < count, let found = LibC.firstByte(byte, in: bytes + from, count: count - from) else { return count }
+        return found - UnsafeRawPointer(bytes)
     }
 }

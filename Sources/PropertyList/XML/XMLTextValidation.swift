@@ -1,14 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Strict UTF-8, as Core Foundation's string creation wants it: no overlong forms, no encoded
 /// surrogates, nothing above U+10FFFF, no stray continuation bytes.
-enum XMLTextValidation {
+package enum XMLTextValidation {
+    /// The string, or nil if `bytes` are not valid UTF-8 (the layers above use the codec's
+    /// check; the standard library's `String(validating:as:)` needs macOS 15 / iOS 18).
+    package static func string(validating bytes: [UInt8]) -> String? {
+        bytes.withUnsafeBufferPointer { string(validating: $0) }
+    }
+
     /// The string, or nil if the bytes are not valid UTF-8.
     ///
     /// (The standard library's `String(validating:)` is not specialised and looks up generic
@@ -22,7 +20,7 @@ enum XMLTextValidation {
         // second validation.
         let unchanged = string.utf8.withContiguousStorageIfAvailable { decoded -> Bool in
             guard decoded.count == utf8.count, let left = decoded.baseAddress, let right = utf8.baseAddress else { return false }
-            return memcmp(left, right, utf8.count) == 0
+            return LibC.bytesEqual(left, right, count: utf8.count)
         }
         if let unchanged { return unchanged ? string : nil }
         return isValid(utf8) ? string : nil
