@@ -7,13 +7,25 @@ import Testing
     static let sharedCorpus = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/apple")
     static var corpusAvailable: Bool { FileManager.default.fileExists(atPath: sharedCorpus.appendingPathComponent("MANIFEST.tsv").path) }
 
-    /// The executable sits beside the test bundle in the build products folder.
+    /// The executable sits beside the test bundle in the build products folder: `.build/debug`
+    /// (or `.build/<triple>/debug`) for `swift test`, DerivedData's `Build/Products/Debug` under
+    /// Xcode, wherever `--build-path` put it. On Linux the test binary itself is the `.xctest`
+    /// file; on macOS it is a bundle loaded by a runner elsewhere (Bundle.main is the runner), so
+    /// the loaded `.xctest` bundles are looked at first. `KEYEDARCHIVE_TOOL` overrides the search.
     static var executable: URL {
-        var directory = Bundle.main.bundleURL
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("keyedarchive")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
+        let fileManager = FileManager.default
+        if let override = ProcessInfo.processInfo.environment["KEYEDARCHIVE_TOOL"] { return URL(fileURLWithPath: override) }
+        let testBundles = (Bundle.allBundles + [Bundle.main]).map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+        let starts = testBundles.map { $0.deletingLastPathComponent() } + [Bundle.main.bundleURL]
+        for start in starts {
+            var directory = start
+            for _ in 0..<4 {
+                let candidate = directory.appendingPathComponent("keyedarchive")
+                var isDirectory: ObjCBool = false
+                if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                   fileManager.isExecutableFile(atPath: candidate.path) { return candidate }
+                directory.deleteLastPathComponent()
+            }
         }
         return packageRoot.appendingPathComponent(".build/debug/keyedarchive")
     }

@@ -3,12 +3,14 @@ import KeyedArchive
 import Synchronization
 
 /// Carries the decode's result from the thread that ran it to the one that waits for it.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)  // Mutex
 final class DecodeOutcome<T>: Sendable {
     let result = Mutex<Result<T, ArchiveError>?>(nil)
 }
 
 /// Decodes `T` on a thread of its own with `stackSize` bytes of stack, for data nested deeper
 /// than the calling thread allows.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 func unarchiveOnBigStack<T: ArchiveObjectDecodable>(_ type: T.Type, from bytes: [UInt8], registry: ArchiveRegistry,
                                                     maximumDepth: Int, stackSize: Int) throws(ArchiveError) -> T {
     var options = ArchiveReadingOptions()
