@@ -280,9 +280,15 @@ import Testing
     /// level takes (until this was measured, a level was taken for a property-list value's
     /// 256 bytes, and this crashed releasing the value in a debug build).
     @Test func aValueIsBuiltOnlyWhereTheThreadCanReleaseIt() throws {
-        var inner = ArchiveGenericObject(classes: ArchiveArray.arrayClasses, fields: [("NS.objects", .objects([]))])
-        for _ in 0..<500 { inner = ArchiveGenericObject(classes: ArchiveArray.arrayClasses, fields: [("NS.objects", .objects([inner]))]) }
-        let bytes = try Self.archive(inner)
+        // Built, written and released on a stack of the test's choosing (Swift Testing's threads
+        // have 512 KiB on Darwin).
+        let bytes = try onThread(stackSize: 8 << 20) {
+            Result {
+                var inner = ArchiveGenericObject(classes: ArchiveArray.arrayClasses, fields: [("NS.objects", .objects([]))])
+                for _ in 0..<500 { inner = ArchiveGenericObject(classes: ArchiveArray.arrayClasses, fields: [("NS.objects", .objects([inner]))]) }
+                return try Self.archive(inner)
+            }
+        }.get()
         for stackSize in StackSafetyTests.stackSizes {
             let outcome = Self.depthOnThread(bytes, stackSize: stackSize) { $0.arrayValue?.first }
             switch outcome {

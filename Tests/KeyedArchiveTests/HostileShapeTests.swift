@@ -74,12 +74,17 @@ import Testing
                 .node(try [Nest].decode(archiveReference: reference, from: decoder))
             }
         }
-        do {
-            _ = try KeyedUnarchiver(graph: graph, registry: ArchiveRegistry()).decode(Nest.self)
-            Issue.record("\(depth) levels decoded")
-        } catch {
-            #expect(error.code == .depthLimitExceeded)
+        // Decoded on a stack of the test's choosing (Swift Testing's threads have 512 KiB on Darwin).
+        let decodedGraph = graph
+        let code = onThread(stackSize: 8 << 20) { () -> ArchiveError.Code? in
+            do {
+                _ = try KeyedUnarchiver(graph: decodedGraph, registry: ArchiveRegistry()).decode(Nest.self)
+                return nil
+            } catch {
+                return (error as? ArchiveError)?.code
+            }
         }
+        #expect(code == .depthLimitExceeded, "\(depth) levels: \(String(describing: code))")
     }
 
     @Test func arrayContainingItselfIsACycleErrorForTypedDecoding() throws {

@@ -30,7 +30,8 @@ import Testing
         var options = PropertyListReadingOptions()
         options.maximumDepth = 20_000
         let deep = String(repeating: "<array>", count: 10_000) + String(repeating: "</array>", count: 10_000)
-        #expect(Self.code(Array(deep.utf8), options: options) == nil)
+        let deepBytes = Array(deep.utf8), raised = options
+        #expect(onBigStack { Self.code(deepBytes, options: raised) } == nil)
     }
 
     /// `<plist>` wrappers do not count toward the depth (as in Core Foundation), and 100 000
