@@ -41,7 +41,7 @@ files=()
 strict_percent=""
 if [ "${1:-}" = "--all" ]; then
   strict_percent=90
-  files+=("$ROOT/Fixtures/fleet.plist" "$ROOT/Fixtures/fleet.xml" "$ROOT/Fixtures/schema/unkeyed-drawing.plist")
+  files+=("$ROOT/Fixtures/fleet.plist" "$ROOT/Fixtures/fleet.xml" "$ROOT/Fixtures/schema/unkeyed-drawing.plist" "$ROOT/Fixtures/schema/transform-drawing.plist")
   if [ -f "$CORPUS/MANIFEST.tsv" ]; then
     while IFS=$'\t' read -r file _; do
       [ "$file" = "file" ] && continue
@@ -54,7 +54,7 @@ elif [ $# -gt 0 ]; then
   files=("$@")
 else
   strict_percent=100
-  files+=("$ROOT/Fixtures/fleet.plist" "$ROOT/Fixtures/fleet.xml" "$ROOT/Fixtures/schema/unkeyed-drawing.plist")
+  files+=("$ROOT/Fixtures/fleet.plist" "$ROOT/Fixtures/fleet.xml" "$ROOT/Fixtures/schema/unkeyed-drawing.plist" "$ROOT/Fixtures/schema/transform-drawing.plist")
   if [ -f "$CORPUS/MANIFEST.tsv" ]; then
     for file in "${CI_SET[@]}"; do files+=("$CORPUS/$file"); done
   else
@@ -74,6 +74,8 @@ cat > "$WORK/Package.swift" <<PACKAGE
 import PackageDescription
 let package = Package(
     name: "SchemaRun",
+    // KeyedArchive's own minimums (README, Platforms), which a client on a Mac must declare too.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     dependencies: [.package(path: "$ROOT")],
     targets: [
         // The generated models, public, as a library another target uses.

@@ -232,9 +232,11 @@ public struct ArchiveMeasurement: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// An `NSAffineTransform`: the matrix [m11 m12; m21 m22] and the translation (tX, tY), as the
-/// six 32-bit floats macOS archives (`NSTransformStruct`, big-endian bytes,
-/// `nskeyedunarchiver-rs/NSAffineTransform.plist`). Foundation on Linux writes the floats as an
-/// old-style array under `$0` instead; both are read.
+/// 32-bit floats macOS archives (`NSTransformStruct`, big-endian bytes: all six for a matrix
+/// with rotation or shear, `nskeyedunarchiver-rs/NSAffineTransform.plist`; four, two or none
+/// for one that only scales, translates or neither, as Foundation writes it). Foundation on
+/// Linux writes the six floats as an old-style array under `$0` instead; every form is read, and
+/// a transform read is written back in the form it was stored in.
 public struct ArchiveAffineTransform: Hashable, Sendable, CustomStringConvertible {
     /// Row 1, column 1.
     public var m11: Float { didSet { stored = nil } }

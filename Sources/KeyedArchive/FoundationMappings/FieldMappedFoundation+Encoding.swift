@@ -217,15 +217,12 @@ extension ArchiveUnitConverter {
 }
 
 extension ArchiveAffineTransform {
-    /// `NSTransformStruct`: the six floats, big-endian.
+    /// `NSTransformStruct` in the shortest form Foundation writes for the matrix (``transformStruct``);
+    /// nothing at all for the identity, as Foundation writes it.
     func archivedInstance() throws(ArchiveError) -> ArchiveInstance {
         if let stored { return stored }
-        var bytes: [UInt8] = []
-        for number in components {
-            let bits = number.bitPattern
-            bytes += [UInt8(truncatingIfNeeded: bits >> 24), UInt8(truncatingIfNeeded: bits >> 16), UInt8(truncatingIfNeeded: bits >> 8), UInt8(truncatingIfNeeded: bits)]
-        }
-        return ArchiveInstance(classes: FoundationClass.affineTransform.archivedChain, fields: [.init(key: "NSTransformStruct", value: .inline(.data(bytes)))])
+        let fields: [ArchiveInstance.Field] = transformStruct.map { [.init(key: "NSTransformStruct", value: .inline(.data($0)))] } ?? []
+        return ArchiveInstance(classes: FoundationClass.affineTransform.archivedChain, fields: fields)
     }
 }
 

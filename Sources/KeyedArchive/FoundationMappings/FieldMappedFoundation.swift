@@ -306,16 +306,14 @@ enum FieldMappedFoundation {
     // MARK: NSAffineTransform
 
     private static func affineTransform(_ fields: FieldReader) throws(ArchiveError) -> ArchiveAffineTransform {
-        var numbers: [Float] = []
+        var transform: ArchiveAffineTransform
         if let bytes = try fields.dataIfPresent("NSTransformStruct") {
-            guard bytes.count == 24 else {
-                throw fields.fail(.valueOutOfRange, "NSTransformStruct has \(bytes.count) bytes; six 32-bit floats take 24", key: "NSTransformStruct")
+            transform = try ArchiveAffineTransform(transformStruct: bytes) { message throws(ArchiveError) in
+                throw fields.fail(.valueOutOfRange, message, key: "NSTransformStruct")
             }
-            for index in 0..<6 {
-                var bits: UInt32 = 0
-                for byte in bytes[(index * 4)..<(index * 4 + 4)] { bits = bits << 8 | UInt32(byte) }
-                numbers.append(Float(bitPattern: bits))
-            }
+        } else if fields.instance[storedKey: "$0"] == nil {
+            // Foundation writes nothing at all for the identity.
+            transform = ArchiveAffineTransform()
         } else {
             // Foundation on Linux: encodeValueOfObjCType "[6f]".
             guard case .instance(let array) = try fields.required("$0").unshared, array.className == oldStyleArrayClass,
@@ -323,12 +321,16 @@ enum FieldMappedFoundation {
                 throw fields.fail(.typeMismatch, "an NSAffineTransform holds neither NSTransformStruct nor six floats under $0", key: "NSTransformStruct")
             }
             let elements = FieldReader(instance: array, session: fields.session, uid: fields.uid)
+            var numbers: [Float] = []
             for index in 0..<6 {
                 guard case .float(let number) = try scalar(UInt8(ascii: "f"), try elements.required("$\(index)").unshared, elements, key: "$\(index)") else { continue }
                 numbers.append(number)
             }
+            guard numbers.count == 6 else {
+                throw fields.fail(.typeMismatch, "an NSAffineTransform's six floats under $0 are not all floats", key: "$0")
+            }
+            transform = ArchiveAffineTransform(m11: numbers[0], m12: numbers[1], m21: numbers[2], m22: numbers[3], tX: numbers[4], tY: numbers[5])
         }
-        var transform = ArchiveAffineTransform(m11: numbers[0], m12: numbers[1], m21: numbers[2], m22: numbers[3], tX: numbers[4], tY: numbers[5])
         transform.stored = fields.instance
         return transform
     }
