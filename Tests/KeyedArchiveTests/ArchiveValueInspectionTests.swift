@@ -18,12 +18,15 @@ import Testing
 
     /// Decodes every top-level key under inspection and encodes the values again, unkeyed
     /// values (`$0`, `$1`, …) first in their order, as `bytes` holds them.
-    static func rewrite(_ bytes: [UInt8], registry: ArchiveRegistry = inspecting, format: ArchiveFormat? = nil) throws -> [UInt8] {
+    static func rewrite(_ bytes: [UInt8], registry: ArchiveRegistry = inspecting, format: ArchiveFormat? = nil,
+                        identities: ArchiveIdentityTable? = nil) throws -> [UInt8] {
         let graph = try ArchiveGraph(bytes: bytes)
         let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: registry)
+        unarchiver.identities = identities
         var options = ArchiveWritingOptions.appleFaithful
         options.era = GraphRebuilder.era(of: graph) ?? .current
         let archiver = KeyedArchiver(registry: registry, options: options)
+        archiver.identities = identities
         func unkeyedPosition(_ key: String) -> Int? { key.hasPrefix("$") ? Int(key.dropFirst()) : nil }
         let unkeyed = graph.top.compactMap { top in unkeyedPosition(top.key).map { ($0, top.key) } }.sorted { $0.0 < $1.0 }
         for (position, _) in unkeyed {

@@ -251,6 +251,9 @@ final class ArchiveDecodingSession {
             switch archiveValue {
             case .indexSet(let indexSet): bearsIdentity = !indexSet.isEmpty
             case .string(let string, _): bearsIdentity = string.utf8.count > 15
+            // An object the archive shares, whatever it holds (a short string, an index path, a
+            // field-mapped value): the box is this decode's, one object's alone.
+            case .shared: bearsIdentity = true
             default: break
             }
         default: break
