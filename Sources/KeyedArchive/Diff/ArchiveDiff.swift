@@ -695,7 +695,9 @@ struct DiffWalk {
 
     /// Dictionary entries by key: string keys by their text, object keys by fingerprint; a key
     /// that matches several entries (a key stored twice, or fingerprints cut short) pairs them
-    /// in stored order. Paths name the key's text.
+    /// in stored order. Paths name the key's text. Keys that are objects on both sides are
+    /// compared too, as objects (at `key <the key>`): a key's fields may share objects with the
+    /// rest of the archive, and its fingerprint says nothing of sharing.
     private mutating func compareDictionaries(_ keysX: [PropertyListValue], _ valuesX: [PropertyListValue], _ keysY: [PropertyListValue], _ valuesY: [PropertyListValue],
                                               at path: Int, checkSharing: Bool) {
         var available: [ExactString: [Int]] = [:]
@@ -709,6 +711,10 @@ struct DiffWalk {
             let entryPath = paths.child(of: path, .key(a.keyName(key, text: text)))
             if let other = available[ExactString(text)]?.popLast() {
                 matchedY[other] = true
+                if case .object = a.node(key), case .object = b.node(keysY[other]) {
+                    let keyObjectPath = paths.child(of: path, .key("key " + a.keyName(key, text: text)))
+                    pending.append(Work(path: keyObjectPath, a: key, b: keysY[other], checkSharing: checkSharing))
+                }
                 pending.append(Work(path: entryPath, a: valuesX[position], b: valuesY[other], checkSharing: checkSharing))
             } else {
                 report(.onlyInA, at: entryPath, DiffText.describe(a.node(valuesX[position]), in: a), "")
