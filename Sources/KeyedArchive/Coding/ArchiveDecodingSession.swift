@@ -233,32 +233,11 @@ final class ArchiveDecodingSession {
         guard let (_, descriptor) = instance(uid) else {
             // A plain entry (a date stored as a plain value): noted with no class, so that an
             // equal value an object also gave takes neither one's form.
-            identities.record(value, uid: uid, chain: [], bearsIdentity: false) { nil }
+            identities.record(value, uid: uid, chain: []) { nil }
             return
         }
         let kind = registry.foundationClass(named: descriptor.name)
-        // Collections' storage and a URL's are made by this decode, as are a non-empty index
-        // set's ranges and, in an ArchiveValue, an NSMutableString's text past 15 bytes (a
-        // shorter one is held in the value's own bits); other values are their bits. A String
-        // decoded as such is not noted: a plain string with the same text is the same value.
-        // So are the fields a field-mapped value (an attributed string, a decimal number, …)
-        // keeps of its object.
-        var bearsIdentity = kind == .array || kind == .set || kind == .dictionary || kind == .orderedSet || kind == .url
-            || decodedObjectAddress(of: value) != nil
-        switch value {
-        case let indexSet as ArchiveIndexSet: bearsIdentity = !indexSet.isEmpty
-        case let archiveValue as ArchiveValue:
-            switch archiveValue {
-            case .indexSet(let indexSet): bearsIdentity = !indexSet.isEmpty
-            case .string(let string, _): bearsIdentity = string.utf8.count > 15
-            // An object the archive shares, whatever it holds (a short string, an index path, a
-            // field-mapped value): the box is this decode's, one object's alone.
-            case .shared: bearsIdentity = true
-            default: break
-            }
-        default: break
-        }
-        identities.record(value, uid: uid, chain: descriptor.classes, bearsIdentity: bearsIdentity) { () -> ArchiveGenericObject? in
+        identities.record(value, uid: uid, chain: descriptor.classes) { () -> ArchiveGenericObject? in
             switch kind {
             case .array?, .set?, .dictionary?, .orderedSet?, nil: return nil
             default: return try? ArchiveGenericDecoding.decode(uid: uid, session: self)

@@ -77,12 +77,6 @@ public final class ArchiveIdentityTable {
         var uid: Int
         var chain: [String]?
         var copy: ArchiveGenericObject?
-        /// Whether the value's bits hold storage made by the decode (a collection's, a URL's),
-        /// so that no other value has them: only then is it written as one shared object. A
-        /// date, an index path or a short string is its bits; an equal one made anywhere else
-        /// has them too, so it gets its source's form (chain, or stored object) but is written
-        /// on its own.
-        var bearsIdentity: Bool
     }
 
     private var sources: [Key: Source] = [:]
@@ -97,7 +91,7 @@ public final class ArchiveIdentityTable {
 
     /// Notes that `value` was decoded from the object `uid` of class chain `chain`, and, for a
     /// single value, the object as stored (`copy`, made only for a value not seen before).
-    func record<T>(_ value: T, uid: Int, chain: [String], bearsIdentity: Bool, copy: () -> ArchiveGenericObject?) {
+    func record<T>(_ value: T, uid: Int, chain: [String], copy: () -> ArchiveGenericObject?) {
         let key = Key(value)
         if var known = sources[key] {
             guard known.uid != uid else { return }
@@ -107,7 +101,7 @@ public final class ArchiveIdentityTable {
             sources[key] = known
             return
         }
-        sources[key] = Source(uid: uid, chain: chain, copy: copy(), bearsIdentity: bearsIdentity)
+        sources[key] = Source(uid: uid, chain: chain, copy: copy())
         kept.append(value)
     }
 
@@ -125,12 +119,12 @@ extension KeyedArchiveEncoder {
     /// collection); otherwise what `encode` writes.
     func sharedReference<T>(for value: T, encode: () throws(ArchiveError) -> ArchiveReference) throws(ArchiveError) -> ArchiveReference {
         guard let identities = session.identities, !(T.self is AnyClass), let source = identities.source(of: value) else { return try encode() }
-        guard source.bearsIdentity else {
-            // Its form, not its identity: a fresh copy of the stored object, or its chain.
-            if let copy = source.copy, source.uid >= 0 { return try self.reference(for: ArchiveGenericObject(classes: copy.classes, fields: copy.fields)) }
-            return try session.withChain(source.chain, encode)
-        }
+        // Values of several objects had these bits (two equal dates, two short strings alike):
+        // which holder had which object cannot be told, so each is written on its own, in the
+        // form those objects shared (their chain), never merged into one.
         guard source.uid >= 0 else { return try session.withChain(source.chain, encode) }
+        // Every value decoded with these bits came from this one object: it is written as that
+        // object once, and every holder refers to it, as the archive had it.
         if let known = session.sharedReferences[source.uid] { return known }
         let reference: ArchiveReference
         if let copy = source.copy {
