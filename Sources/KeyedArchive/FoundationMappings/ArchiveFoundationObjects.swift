@@ -131,7 +131,8 @@ public struct ArchiveLocale: Hashable, Sendable, CustomStringConvertible {
 public enum ArchiveUnitConverter: Hashable, Sendable {
     /// `NSUnitConverterLinear`: value × `coefficient` + `constant` (`NS.coefficient`, `NS.constant`).
     case linear(coefficient: Double, constant: Double)
-    /// `NSUnitConverterReciprocal`: `reciprocal` / value (`NS.reciprocal`), as fuel efficiency converts.
+    /// `NSUnitConverterReciprocal`: `reciprocal` / value (`NS.reciprocalValue`, as Apple's Foundation
+    /// stores it; Foundation on Linux's `NS.reciprocal` is read too), as fuel efficiency converts.
     case reciprocal(Double)
 
     /// The archived class name.

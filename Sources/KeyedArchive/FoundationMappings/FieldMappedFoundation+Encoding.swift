@@ -210,7 +210,7 @@ extension ArchiveUnitConverter {
             ])
         case .reciprocal(let reciprocal):
             return ArchiveInstance(classes: ["NSUnitConverterReciprocal", "NSUnitConverter", "NSObject"], fields: [
-                .init(key: "NS.reciprocal", value: .inline(.double(reciprocal))),
+                .init(key: "NS.reciprocalValue", value: .inline(.double(reciprocal))),
             ])
         }
     }

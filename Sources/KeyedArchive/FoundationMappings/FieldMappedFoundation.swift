@@ -47,8 +47,12 @@ enum FieldMappedFoundation {
             return .measurement(measurement)
         case .unit: return .unit(try unit(fields))
         case .unitConverter:
+            // Apple's Foundation stores the reciprocal as NS.reciprocalValue, Foundation on Linux
+            // as NS.reciprocal: either is read.
+            let reciprocalKey = instance[storedKey: "NS.reciprocalValue"] == nil && instance[storedKey: "NS.reciprocal"] != nil
+                ? "NS.reciprocal" : "NS.reciprocalValue"
             let converter: ArchiveUnitConverter = instance.className == "NSUnitConverterReciprocal"
-                ? .reciprocal(try fields.double("NS.reciprocal"))
+                ? .reciprocal(try fields.double(reciprocalKey))
                 : .linear(coefficient: try fields.double("NS.coefficient"), constant: try fields.double("NS.constant"))
             // A converter keeps no stored fields (it is an enum): one stored otherwise than it
             // is written — another class chain, another field, a number stored as an integer —

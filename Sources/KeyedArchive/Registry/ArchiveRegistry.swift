@@ -489,7 +489,7 @@ public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
     /// `NS.symbol`, and for a dimension `NS.converter` and `NS.specifier`.
     case unit
     /// ``ArchiveUnitConverter`` ↔ `NSUnitConverterLinear` (`NS.coefficient`, `NS.constant`) or
-    /// `NSUnitConverterReciprocal` (`NS.reciprocal`).
+    /// `NSUnitConverterReciprocal` (`NS.reciprocalValue`; Foundation on Linux's `NS.reciprocal` is read too).
     case unitConverter
     /// ``ArchiveAffineTransform`` ↔ `NSAffineTransform` with `NSTransformStruct`.
     case affineTransform
