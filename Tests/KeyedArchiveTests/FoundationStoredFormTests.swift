@@ -55,3 +55,24 @@ import Testing
         #expect(instance.value(forKey: "NS.reciprocal") == nil)
     }
 }
+
+/// `NSSortDescriptor` as current releases of Apple's Foundation write it: `NSReverseNullOrder`
+/// beside `NSKey`, `NSAscending` and `NSSelector`. A descriptor read keeps it when written back.
+@Suite struct SortDescriptorFormTests {
+    @Test func reverseNullOrderIsKeptWhenWrittenBack() throws {
+        let bytes = try FoundationIndexMappingTests.hostile(["NSSortDescriptor", "NSObject"], [
+            ("NSKey", .object("name")), ("NSAscending", .inline(.bool(true))), ("NSSelector", .object("compare:")),
+            ("NSReverseNullOrder", .inline(.bool(true))),
+        ])
+        let decoded = try FoundationDecoding.decode(ArchiveSortDescriptor.self, bytes)
+        #expect(decoded == ArchiveSortDescriptor(key: "name", ascending: true, selector: "compare:"))
+        let written = try ArchiveGraph(bytes: try FoundationObjectMappingTests.archive(decoded))
+        let root = try #require(written.topUID(forKey: "root"))
+        guard case .instance(let instance)? = written.object(root) else {
+            Issue.record("the root is not an object")
+            return
+        }
+        #expect(instance.value(forKey: "NSReverseNullOrder") == .bool(true))
+        #expect(ArchiveDiff(try ArchiveGraph(bytes: bytes), written).isEqual)
+    }
+}
