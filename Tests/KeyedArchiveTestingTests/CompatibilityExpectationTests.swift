@@ -68,24 +68,60 @@ struct ContractPilotV2: KeyedArchivable {
     let v1 = [ContractPilotV1(name: "Amelia", hours: 120), ContractPilotV1(name: "Bessie", hours: 80)]
     let v2 = [ContractPilotV2(name: "Amelia", hours: 120, rank: "captain"), ContractPilotV2(name: "Bessie", hours: 80, rank: "first officer")]
 
-    /// The contract as v1 records it: the schema file of its archives.
+    /// The contract as v1 records it, on purpose: the schema file of its archives.
     func recordV1(in directory: URL) throws -> String {
         let path = directory.appendingPathComponent("pilot.schema.json").path
-        let recorded = ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(path))
-        #expect(recorded?.hasPrefix("recorded \(path) (") == true, "\(recorded ?? "")")
-        #expect(recorded?.hasSuffix(" bytes) because there was no fixture; check it in and run the test again") == true)
+        #expect(try ArchiveExpectations.recordContract(of: v1, registry: Self.v1Registry, at: ArchiveFixtureLocation(path)) == path)
         return path
     }
 
-    @Test func missingContractIsRecordedThenHolds() throws {
+    static func sha256(_ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sha256sum", path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: output, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
+    }
+
+    @Test func aRecordedContractHolds() throws {
         let directory = try Fixtures.directory()
         let path = try recordV1(in: directory)
         let contract = try ArchiveSchema(jsonFile: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
         #expect(contract.archiveCount == 2)
         #expect(contract.class(named: "Pilot")?.keys.map(\.storedKey).sorted() == ["hours", "name"])
         #expect(ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(path)) == nil)
-        // The same, reported to Swift Testing: no issue once recorded.
+        // The same, reported to Swift Testing: no issue.
         expectArchiveCompatible(of: v1, registry: Self.v1Registry, contract: path)
+        // Recording is never a replacement: a contract there already is an error, the file untouched.
+        let before = try Self.sha256(path)
+        #expect(throws: ArchiveFixtureError.self) { try ArchiveExpectations.recordContract(of: self.v1, registry: Self.v1Registry, at: ArchiveFixtureLocation(path)) }
+        #expect(try Self.sha256(path) == before)
+    }
+
+    /// A missing contract (a typo in its path) is a failure naming the path and how to record
+    /// it, under every record mode and scope; nothing is created.
+    @Test func aMissingContractFailsAndIsNeverRecorded() throws {
+        let directory = try Fixtures.directory()
+        let absent = directory.appendingPathComponent("pilot.shema.json").path
+        for mode in ArchiveRecordMode.allCases {
+            let message = try #require(ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(absent), record: mode))
+            #expect(message.hasPrefix("the contract \(absent) does not exist (given as an absolute path); a test run never records a contract, in any record mode (record mode \(mode) (set by the call))"), "\(message)")
+            #expect(message.hasSuffix("ArchiveExpectations.recordContract(of: VALUES, registry: REGISTRY, at: ArchiveFixtureLocation(\"\(absent)\"))"), "\(message)")
+            #expect(!FileManager.default.fileExists(atPath: absent))
+            withArchiveRecording(mode) {
+                #expect(ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(absent))?.contains("never records a contract") == true)
+            }
+            #expect(!FileManager.default.fileExists(atPath: absent))
+        }
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/compat/rules/key-added/old").path
+        let folder = ArchiveExpectations.checkFixturesCompatibility(folder: fixtures, contract: ArchiveFixtureLocation(absent), record: .all)
+        #expect(folder?.hasSuffix("keyedarchive schema \(fixtures) --json > \(absent)") == true, "\(folder ?? "nil")")
+        #expect(!FileManager.default.fileExists(atPath: absent))
     }
 
     /// v2's required key breaks old archives for new readers: the failure is the line `compat`
@@ -117,35 +153,28 @@ struct ContractPilotV2: KeyedArchivable {
         }
     }
 
-    /// `failed` extends the contract with the new archives (counts added up) and fails once;
-    /// `all` extends it on every run; `never` writes nothing, even when the contract is missing.
-    @Test func recordModesWriteOrExtendTheContract() throws {
+    /// No record mode writes or extends a released contract (issue 43: `all` once merged a new
+    /// version's archives into every old contract, and `failed` accepted a real forward break by
+    /// extending the contract). The file's sha256 is the same after every mode, compatible or not;
+    /// `failed` and `all` say they left it alone.
+    @Test func noRecordModeWritesOrExtendsAContract() throws {
         let directory = try Fixtures.directory()
         let path = try recordV1(in: directory)
-        let failed = try #require(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), record: .failed))
-        #expect(failed.contains("  key-added  breaks backward  Pilot.rank"))
-        #expect(failed.contains("\nrecorded \(path) ("))
-        let extended = try ArchiveSchema(jsonFile: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
-        #expect(extended.archiveCount == 4)
-        #expect(extended.class(named: "Pilot")?.keys.first { $0.storedKey == "rank" }?.presentCount == 2)
-        // Against the grown contract, rank is optional in users' hands: v2 still demands it of
-        // v1's archives (backward), but forward is fine.
-        let again = try #require(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path)))
-        #expect(again.contains("  key-became-required  breaks backward  Pilot.rank  optional (2 of 4) → required"))
-        #expect(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), mode: .forward) == nil)
-        // all: written whether compatible or not.
-        let all = try #require(ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(path), record: .all))
-        #expect(all.hasPrefix("recorded \(path) (") && all.contains("because of the record mode all (set by the call)"))
-        #expect(try ArchiveSchema(jsonFile: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))).archiveCount == 6)
-        // never: a missing contract is a failure, and nothing is written.
-        let absent = directory.appendingPathComponent("absent.schema.json").path
-        let never = ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(absent), record: .never)
-        #expect(never == "fixture not found: \(absent) (given as an absolute path); record mode never (set by the call) does not write it")
-        #expect(!FileManager.default.fileExists(atPath: absent))
-        // The scope sets the mode too.
-        withArchiveRecording(.never) {
-            #expect(ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(absent))?.hasPrefix("fixture not found") == true)
+        let before = try Self.sha256(path)
+        for mode in ArchiveRecordMode.allCases {
+            let breaking = try #require(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), record: mode))
+            #expect(breaking.contains("  key-added  breaks backward  Pilot.rank"))
+            #expect(!breaking.contains("recorded "))
+            #expect(breaking.hasSuffix("left the contract \(path) as it was: a contract is a reference, never rewritten by a test run") == (mode == .failed || mode == .all),
+                    "\(mode): \(breaking)")
+            #expect(ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(path), record: mode) == nil)
+            withArchiveRecording(mode) {
+                #expect(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path)) != nil)
+            }
+            #expect(try Self.sha256(path) == before, "\(mode) changed the contract")
         }
+        // The break stays a break on the next plain run.
+        #expect(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path))?.contains("breaks backward") == true)
     }
 
     /// A contract that is not a schema file is named, and never rewritten, whatever the mode.
@@ -169,8 +198,7 @@ struct ContractPilotV2: KeyedArchivable {
         let directory = try Fixtures.directory()
         let path = directory.appendingPathComponent("v1.schema.json").path
         let oldFolder = rules.appendingPathComponent("old").path
-        let recorded = ArchiveExpectations.checkFixturesCompatibility(folder: oldFolder, contract: ArchiveFixtureLocation(path))
-        #expect(recorded?.hasPrefix("recorded \(path)") == true)
+        #expect(try ArchiveExpectations.recordContract(fixturesIn: oldFolder, at: ArchiveFixtureLocation(path)) == path)
         #expect(ArchiveExpectations.checkFixturesCompatibility(folder: oldFolder, contract: ArchiveFixtureLocation(path)) == nil)
         let newFolder = rules.appendingPathComponent("new").path
         let message = try #require(ArchiveExpectations.checkFixturesCompatibility(folder: newFolder, contract: ArchiveFixtureLocation(path)))

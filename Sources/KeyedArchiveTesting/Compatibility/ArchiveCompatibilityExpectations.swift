@@ -12,12 +12,11 @@ import PropertyList
 /// prints for it, then the verdict. Several values stand for several archives: a key some of
 /// them lack is optional, as it is across a folder of fixtures.
 ///
-/// The record mode (``ArchiveRecordMode``: this call's `record:`, else
-/// ``withArchiveRecording(_:operation:)``'s, else `KEYEDARCHIVE_RECORD`'s, else `missing`) says
-/// when the contract is written: a missing one is recorded from `values` (under every mode but
-/// `never`); under `failed` a breaking change *extends* the contract — the values' observations
-/// merged in, counts added up — as does every run under `all`. Review the schema file's diff
-/// before checking it in: an extended contract accepts what it was extended with.
+/// A contract is a *reference*: what readers in users' hands require. No test run writes it,
+/// whatever the record mode (``ArchiveRecordMode`` concerns snapshots; under `failed` and `all`
+/// the run says it left the contract alone). A missing contract is a failure naming its path and
+/// the call that records it: record one on purpose with
+/// ``ArchiveExpectations/recordContract(of:registry:at:writingOptions:)``, review it and check it in.
 /// - Parameters:
 ///   - values: what to archive, one archive each.
 ///   - registry: the registry to encode with.
@@ -27,6 +26,7 @@ import PropertyList
 ///   - ignoring: changes accepted on purpose: rule names, classes or `Class.key`.
 ///   - writingOptions: the archiver's options.
 ///   - record: this call's record mode; nil for the scope's, the environment's or the default.
+///     It never writes the contract; `failed` and `all` only say they left it alone.
 ///   - fileID: the caller's file ID (for Swift Testing).
 ///   - filePath: the caller's file path (for XCTest and for `relativeTo: .testFile`).
 ///   - line: the caller's line.
@@ -70,8 +70,9 @@ public func expectArchiveCompatible<T: ArchiveObjectEncodable>(
 
 /// Expects the archives (and schema files) in `folder` — a team's fixtures of the version being
 /// built — to be compatible, under `mode`, with the committed contract at `contract`, failing
-/// with `keyedarchive compat`'s lines; the record mode writes or extends the contract as for
-/// `expectArchiveCompatible(of:registry:contract:…)`.
+/// with `keyedarchive compat`'s lines. The contract is never written (see
+/// `expectArchiveCompatible(of:registry:contract:…)`): record it on purpose with
+/// ``ArchiveExpectations/recordContract(fixturesIn:at:)`` or `keyedarchive schema FOLDER --json > CONTRACT`.
 /// - Parameters:
 ///   - folder: the fixtures' folder (read as `compat` reads one: recursively, files that are
 ///     neither archives nor schema files passed over).
@@ -101,8 +102,7 @@ extension ArchiveExpectations {
     // MARK: Compatibility with a contract
 
     /// Archives `values` and checks them against the contract at `contract` (a schema file)
-    /// under `mode`, writing or extending it as the record mode says; nil when they are
-    /// compatible. The failure text is `keyedarchive compat`'s lines for the changes, indented,
+    /// under `mode`; nil when they are compatible. The contract is never written. The failure text is `keyedarchive compat`'s lines for the changes, indented,
     /// after a line naming the contract.
     /// - Parameters:
     ///   - values: what to archive, one archive each (named `T #1`, `T #2`, … in examples).
@@ -130,11 +130,12 @@ extension ArchiveExpectations {
         } catch {
             return "could not read back the archive of \(T.self): \(error)"
         }
-        return checkCompatibility(current, subject: "the archives of \(T.self)", contract: contract, mode: mode, ignoring: ignoring, record: record)
+        return checkCompatibility(current, subject: "the archives of \(T.self)", contract: contract, mode: mode, ignoring: ignoring, record: record,
+                                  howToRecord: "ArchiveExpectations.recordContract(of: VALUES, registry: REGISTRY, at: ArchiveFixtureLocation(\"\(contract.path)\"))")
     }
 
     /// Checks the archives and schema files in `folder` against the contract at `contract`
-    /// under `mode`, writing or extending it as the record mode says; nil when compatible.
+    /// under `mode`; nil when compatible. The contract is never written.
     /// - Parameters:
     ///   - folder: the fixtures' folder, an absolute path or one relative to the working directory.
     ///   - contract: the schema file's location.
@@ -151,40 +152,109 @@ extension ArchiveExpectations {
         } catch {
             return "could not read the fixtures: \(error)"
         }
-        return checkCompatibility(current, subject: "the fixtures in \(folder)", contract: contract, mode: mode, ignoring: ignoring, record: record)
+        return checkCompatibility(current, subject: "the fixtures in \(folder)", contract: contract, mode: mode, ignoring: ignoring, record: record,
+                                  howToRecord: "keyedarchive schema \(folder) --json > \(contract.path)")
     }
 
-    /// The one decision for both: read the contract, compare, and record through
-    /// ``ArchiveRecording/compareOrRecord(_:at:compare:)`` — the new contract being the old one
-    /// with `current` merged in (or `current` alone when there was none).
+    /// The one decision for both: read the contract and compare. A contract is never written
+    /// here, in any record mode: a missing one is a failure that says how to record it
+    /// (`howToRecord`), and a `failed` or `all` run says it left an existing one alone.
     static func checkCompatibility(_ current: ArchiveSchemaSource, subject: String, contract location: ArchiveFixtureLocation,
-                                   mode: ArchiveCompatibility.Mode, ignoring: [String], record: ArchiveRecordMode?) -> String? {
+                                   mode: ArchiveCompatibility.Mode, ignoring: [String], record: ArchiveRecordMode?, howToRecord: String) -> String? {
         let recording: ArchiveRecording
         do {
             recording = try ArchiveRecording.current(call: record)
         } catch {
             return error.message
         }
-        var committed: ArchiveSchema?
-        if location.exists {
+        guard location.exists else {
+            return "the contract \(location.path) does not exist (\(location.origin)); a test run never records a contract, in any "
+                + "record mode (\(recording)): record it on purpose, review it and check it in: \(howToRecord)"
+        }
+        let committed: ArchiveSchema
+        do {
+            committed = try ArchiveSchema(jsonFile: try ArchiveFixtureFile(reading: location).bytes)
+        } catch let error as ArchiveFixtureError {
+            return error.message
+        } catch {
+            return "the contract \(location.path) is not a readable schema file: \(error)"
+        }
+        let leftAlone = recording.mode == .failed || recording.mode == .all
+            ? "\(recording) left the contract \(location.path) as it was: a contract is a reference, never rewritten by a test run"
+            : nil
+        let report = ArchiveCompatibilityReport([ArchiveCompatibility(old: ArchiveSchemaSource(name: location.path, schema: committed), new: current)],
+                                                mode: mode, ignoring: ignoring)
+        guard !report.isCompatible else {
+            if let leftAlone { print("KeyedArchiveTesting: \(leftAlone)") }
+            return nil
+        }
+        let lines = report.textDescription.split(separator: "\n").map { "  " + $0 }
+        return ((["\(subject) are not compatible with the contract \(location.path) under \(mode.rawValue) (old: the contract, new: \(subject)):"] + lines)
+            + (leftAlone.map { [$0] } ?? [])).joined(separator: "\n")
+    }
+
+    // MARK: Recording a contract, on purpose
+
+    /// Records the contract of `values` at `location`: the schema file (`keyedarchive schema
+    /// --json`) of their archives, a new file. This is the one way the testing library writes a
+    /// contract, and it never replaces one: a released contract is a reference readers in
+    /// users' hands rely on, so a file already there is an error (record the next version's
+    /// contract under a new name, or remove the old file yourself). Call it once, review the
+    /// file, check it in, and test against it with `expectArchiveCompatible`.
+    /// - Parameters:
+    ///   - values: what to archive, one archive each.
+    ///   - registry: the registry to encode with.
+    ///   - location: where the new contract goes.
+    ///   - writingOptions: the archiver's options.
+    /// - Returns: the path written.
+    /// - Throws: ``ArchiveFixtureError`` when a file is there already, a value does not archive, or
+    ///   the file cannot be written.
+    @discardableResult
+    public static func recordContract<T: ArchiveObjectEncodable>(of values: [T], registry: ArchiveRegistry, at location: ArchiveFixtureLocation,
+                                                                 writingOptions: ArchiveWritingOptions = .default) throws(ArchiveFixtureError) -> String {
+        var files: [(name: String, bytes: [UInt8])] = []
+        for (index, value) in values.enumerated() {
             do {
-                committed = try ArchiveSchema(jsonFile: try ArchiveFixtureFile(reading: location).bytes)
-            } catch let error as ArchiveFixtureError {
-                return error.message
+                files.append(("\(T.self) #\(index + 1)", try KeyedArchiver.archive(value, registry: registry, options: writingOptions)))
             } catch {
-                // Never rewritten, in any mode: a contract that does not read is a person's to mend.
-                return "the contract \(location.path) is not a readable schema file: \(error)"
+                throw ArchiveFixtureError("could not archive \(T.self): \(error)")
             }
         }
-        let made = committed.map { ArchiveSchema(graphs: [], schemas: [$0, current.schema]) } ?? current.schema
-        return recording.compareOrRecord(Array(made.jsonDescription.utf8), at: location) { _ in
-            guard let committed else { return nil }
-            let report = ArchiveCompatibilityReport([ArchiveCompatibility(old: ArchiveSchemaSource(name: location.path, schema: committed), new: current)],
-                                                    mode: mode, ignoring: ignoring)
-            guard !report.isCompatible else { return nil }
-            let lines = report.textDescription.split(separator: "\n").map { "  " + $0 }
-            return (["\(subject) are not compatible with the contract \(location.path) under \(mode.rawValue) (old: the contract, new: \(subject)):"] + lines)
-                .joined(separator: "\n")
+        let source: ArchiveSchemaSource
+        do {
+            source = try ArchiveSchemaSource(name: "the archives of \(T.self)", files: files)
+        } catch {
+            throw ArchiveFixtureError("could not read back the archive of \(T.self): \(error)")
         }
+        return try writeNewContract(source.schema, at: location)
+    }
+
+    /// Records the contract of the archives and schema files in `folder` at `location`, a new
+    /// file, as ``recordContract(of:registry:at:writingOptions:)`` does (the same as
+    /// `keyedarchive schema FOLDER --json > CONTRACT`).
+    /// - Parameters:
+    ///   - folder: the fixtures' folder.
+    ///   - location: where the new contract goes.
+    /// - Returns: the path written.
+    /// - Throws: ``ArchiveFixtureError`` when a file is there already, the fixtures do not read, or
+    ///   the file cannot be written.
+    @discardableResult
+    public static func recordContract(fixturesIn folder: String, at location: ArchiveFixtureLocation) throws(ArchiveFixtureError) -> String {
+        let source: ArchiveSchemaSource
+        do {
+            source = try ArchiveSchemaSource.load(path: folder)
+        } catch {
+            throw ArchiveFixtureError("could not read the fixtures: \(error)")
+        }
+        return try writeNewContract(source.schema, at: location)
+    }
+
+    private static func writeNewContract(_ schema: ArchiveSchema, at location: ArchiveFixtureLocation) throws(ArchiveFixtureError) -> String {
+        guard !FileManager.default.fileExists(atPath: location.path) else {
+            throw ArchiveFixtureError("\(location.path) is there already: a contract is never replaced; record this version's under a new name")
+        }
+        let message = ArchiveRecording.write(Array(schema.jsonDescription.utf8), at: location, why: "it was asked for", then: "review it and check it in")
+        guard message.hasPrefix("recorded ") else { throw ArchiveFixtureError(message) }
+        return location.path
     }
 }
