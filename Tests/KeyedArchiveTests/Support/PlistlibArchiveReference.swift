@@ -87,6 +87,12 @@ for path in sys.argv[1:]:
 
     /// Runs the script over files; returns path → canonical text (or "ERROR …").
     static func read(_ paths: [String]) throws -> [String: String]? {
+        try runPython(script, over: paths)
+    }
+
+    /// Runs a Python `script` over `paths`, each printing `PATH<TAB>TEXT`; path → text, or nil
+    /// when there is no python3.
+    static func runPython(_ script: String, over paths: [String]) throws -> [String: String]? {
         guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
             ?? ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").map({ "\($0)/python3" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             return nil

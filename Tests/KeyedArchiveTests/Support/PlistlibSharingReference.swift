@@ -63,26 +63,6 @@ for path in sys.argv[1:]:
 
     /// Path → "N sha256" (N references to shared objects), or "ERROR …"; nil without Python.
     static func accounts(_ paths: [String]) throws -> [String: String]? {
-        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
-            ?? ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").map({ "\($0)/python3" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            return nil
-        }
-        let scriptURL = FileManager.default.temporaryDirectory.appendingPathComponent("keyedarchive-sharing-\(UUID().uuidString).py")
-        try Data(script.utf8).write(to: scriptURL)
-        defer { try? FileManager.default.removeItem(at: scriptURL) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [scriptURL.path] + paths
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        var result: [String: String] = [:]
-        for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
-            let parts = line.split(separator: "\t", maxSplits: 1)
-            if parts.count == 2 { result[String(parts[0])] = String(parts[1]) }
-        }
-        return result
+        try PlistlibArchiveReference.runPython(script, over: paths)
     }
 }
