@@ -85,6 +85,14 @@ struct CompatCommand: ToolCommand {
             writeStandardError("keyedarchive compat: note: passed over \(source.skippedFiles.count) file\(source.skippedFiles.count == 1 ? "" : "s") in \(oneLine(source.name)) that \(source.skippedFiles.count == 1 ? "is" : "are") neither an archive nor a schema file (\(oneLine(names.joined(separator: ", ")))\(source.skippedFiles.count > 3 ? ", …" : ""))\n")
         }
         let report = ArchiveCompatibilityReport(olds.map { ArchiveCompatibility(old: $0, new: new) }, mode: mode, transitive: transitive, ignoring: ignoring)
+        // An --ignore that matches nothing is trouble (2): left in a script, it would hide a
+        // later break on what it names.
+        guard report.unmatchedIgnores.isEmpty else {
+            for unmatched in report.unmatchedIgnores {
+                writeStandardError("keyedarchive compat: error: --ignore: \(oneLine(unmatched.description))\n")
+            }
+            return ExitStatus.usage
+        }
         let text: String
         switch format {
         case .text: text = report.textDescription
@@ -130,13 +138,14 @@ struct CompatCommand: ToolCommand {
               --mode MODE       what fails: backward, forward or full (both; the default)
               --transitive      check NEW against every old version listed, not one
               --ignore NAME     leave out changes a team has accepted: a rule name, a class, or
-                                CLASS.KEY ($top.KEY for a top-level key); repeatable
+                                CLASS.KEY ($top.KEY for a top-level key); repeatable. One that
+                                matches no change is an error (2), naming the nearest real name
               --json            the report as JSON (same as --format json)
               --format F        text (default), json, junit (JUnit XML for CI test reports) or
                                 github (GitHub Actions ::error/::warning annotations)
 
-            exit status: 0 compatible under the mode, 1 breaking, 2 trouble (an unreadable input or a
-            wrong command line).
+            exit status: 0 compatible under the mode, 1 breaking, 2 trouble (an unreadable input, a
+            wrong command line, or an --ignore that matches no change).
 
             rules:
 

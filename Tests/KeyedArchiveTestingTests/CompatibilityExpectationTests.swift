@@ -177,6 +177,21 @@ struct ContractPilotV2: KeyedArchivable {
         #expect(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path))?.contains("breaks backward") == true)
     }
 
+    /// An ignore that matches no change fails the expectation, naming the nearest real name.
+    @Test func anIgnoreThatMatchesNothingFails() throws {
+        let directory = try Fixtures.directory()
+        let path = try recordV1(in: directory)
+        #expect(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), ignoring: ["Pilot.rank"]) == nil)
+        let typo = try #require(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), ignoring: ["Pilot.rnak"]))
+        #expect(typo == """
+            the archives of ContractPilotV2 against the contract \(path): an ignore pattern matches no change
+              ignore pattern "Pilot.rnak" matches no change (nearest: Pilot.rank); remove it: a pattern that matches nothing would hide a later break on what it names
+            """)
+        // Once v1 is checked against its own contract, the ignore for v2's change names nothing.
+        #expect(ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(path), ignoring: ["Pilot.rank"])?
+            .contains("ignore pattern \"Pilot.rank\" matches no change") == true)
+    }
+
     /// A contract that is not a schema file is named, and never rewritten, whatever the mode.
     @Test func unreadableContractIsNeverRewritten() throws {
         let directory = try Fixtures.directory()

@@ -61,6 +61,24 @@ import Testing
         #expect(top.status == 0)
     }
 
+    /// An `--ignore` that matches no change is trouble (exit 2), naming the pattern and the
+    /// nearest real name (issue 43): a typo, a comma-separated list, a pattern for a change no
+    /// longer there would each hide a later break on what they name.
+    @Test func anIgnoreThatMatchesNothingIsAnError() throws {
+        let pair = ["--against", "\(Self.rules)/class-changed/old", "\(Self.rules)/class-changed/new"]
+        let typo = try Self.run(pair + ["--ignore", "Hangar.plnae", "--ignore", "Hangar.spare"])
+        #expect(typo.status == 2)
+        #expect(typo.output.isEmpty)
+        #expect(typo.error == "keyedarchive compat: error: --ignore: ignore pattern \"Hangar.plnae\" matches no change (nearest: Hangar.plane); remove it: a pattern that matches nothing would hide a later break on what it names\n")
+        let list = try Self.run(pair + ["--ignore", "Hangar.plane,Hangar.spare"])
+        #expect(list.status == 2)
+        #expect(list.error.contains("ignore pattern \"Hangar.plane,Hangar.spare\" matches no change"), "\(list.error)")
+        // A real name whose change is not there (the same side against itself) is refused too.
+        let none = try Self.run(["--against", "\(Self.rules)/class-changed/old", "\(Self.rules)/class-changed/old", "--ignore", "Hangar.plane"])
+        #expect(none.status == 2)
+        #expect(none.error.contains("ignore pattern \"Hangar.plane\" matches no change (nearest: Hangar.plane)"), "\(none.error)")
+    }
+
     /// The JSON report, read by Foundation's JSON reader.
     @Test func jsonReport() throws {
         let run = try Self.run(["--against", "\(Self.rules)/null-added/old", "\(Self.rules)/null-added/new", "--json"])

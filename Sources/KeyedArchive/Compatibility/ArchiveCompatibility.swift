@@ -109,6 +109,9 @@ public struct ArchiveCompatibility: Sendable {
     public internal(set) var changes: [Change]
     /// How many changes were taken out by ``ignoring(_:)``.
     public internal(set) var ignoredCount = 0
+    /// What an ignore pattern may name here: every rule, and each side's classes and
+    /// `Class.key`s (for the nearest name to a pattern that matches nothing).
+    let nameablePatterns: Set<String>
 
     /// Compares `new` with `old` (the schema of the version in users' hands).
     public init(old: ArchiveSchemaSource, new: ArchiveSchemaSource) {
@@ -117,6 +120,14 @@ public struct ArchiveCompatibility: Sendable {
         var comparison = ArchiveCompatibilityComparison(old: old.schema, new: new.schema)
         comparison.compare()
         changes = ArchiveCompatibilityExamples.resolve(comparison.found, old: old, new: new)
+        var names = Set(ArchiveCompatibilityRule.allCases.map(\.rawValue))
+        for schema in [old.schema, new.schema] {
+            for type in schema.classes {
+                names.insert(type.name)
+                for key in type.keys { names.insert("\(type.name).\(key.userKey ?? key.storedKey)") }
+            }
+        }
+        nameablePatterns = names
     }
 
     /// Whether no change fails `mode`.

@@ -19,6 +19,58 @@ public struct ArchiveCompatibilityReport: Sendable {
         self.comparisons = comparisons.map { $0.ignoring(ignoring) }
         self.mode = mode
         isTransitive = transitive
+        var unmatched: [UnmatchedIgnore] = []
+        var seen: Set<String> = []
+        for pattern in ignoring where seen.insert(pattern).inserted {
+            guard !comparisons.contains(where: { $0.changes.contains { $0.matches(pattern) } }) else { continue }
+            let names = comparisons.reduce(into: Set<String>()) { $0.formUnion($1.nameablePatterns) }
+            unmatched.append(UnmatchedIgnore(pattern: pattern, nearest: Self.nearest(to: pattern, among: names)))
+        }
+        unmatchedIgnores = unmatched
+    }
+
+    /// An ignore pattern that names no change of any comparison: a typo, a list in one
+    /// argument, a superclass's key for its subclasses', an old name after a rename — or a
+    /// change that is no longer there. Left in a test, it would hide a later break on what it
+    /// names, so the CLI and the expectations refuse it.
+    public struct UnmatchedIgnore: Hashable, Sendable, CustomStringConvertible {
+        /// The pattern as given.
+        public let pattern: String
+        /// The rule, class or `Class.key` of either side nearest to it, if any is near.
+        public let nearest: String?
+
+        /// `ignore pattern "Pilot.rnak" matches no change (nearest: Pilot.rank)`.
+        public var description: String {
+            "ignore pattern \"\(pattern.escapedForMessage)\" matches no change" + (nearest.map { " (nearest: \($0.escapedForMessage))" } ?? "")
+                + "; remove it: a pattern that matches nothing would hide a later break on what it names"
+        }
+    }
+
+    /// The ignore patterns that matched no change, in the order given.
+    public let unmatchedIgnores: [UnmatchedIgnore]
+
+    /// The name nearest to `pattern` by edit distance, when it is within a third of its length
+    /// (at least 2 edits); ties go to the name that sorts first.
+    static func nearest(to pattern: String, among names: Set<String>) -> String? {
+        let target = Array(pattern.unicodeScalars)
+        guard target.count <= 256 else { return nil }
+        let limit = max(2, target.count / 3)
+        var best: (distance: Int, name: String)?
+        for name in names.sorted() {
+            let candidate = Array(name.unicodeScalars)
+            guard candidate.count <= 256, abs(candidate.count - target.count) <= limit else { continue }
+            var previous = Array(0...candidate.count)
+            for (i, a) in target.enumerated() {
+                var current = [i + 1] + [Int](repeating: 0, count: candidate.count)
+                for (j, b) in candidate.enumerated() {
+                    current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (a == b ? 0 : 1))
+                }
+                previous = current
+            }
+            let distance = previous[candidate.count]
+            if distance <= limit, distance < (best?.distance ?? .max) { best = (distance, name) }
+        }
+        return best?.name
     }
 
     /// Whether no change of any comparison fails under ``mode``.

@@ -184,6 +184,11 @@ extension ArchiveExpectations {
             : nil
         let report = ArchiveCompatibilityReport([ArchiveCompatibility(old: ArchiveSchemaSource(name: location.path, schema: committed), new: current)],
                                                 mode: mode, ignoring: ignoring)
+        // An ignore that matches nothing fails the expectation: it would hide a later break.
+        guard report.unmatchedIgnores.isEmpty else {
+            return (["\(subject) against the contract \(location.path): an ignore pattern matches no change"]
+                + report.unmatchedIgnores.map { "  " + $0.description }).joined(separator: "\n")
+        }
         guard !report.isCompatible else {
             if let leftAlone { print("KeyedArchiveTesting: \(leftAlone)") }
             return nil
