@@ -6,7 +6,7 @@ import PropertyList
 /// mode, 1 breaking, 2 trouble (an unreadable input, a wrong command line).
 struct CompatCommand: ToolCommand {
     static let name = "compat"
-    static let synopsis = "compat --against OLD NEW [--mode backward|forward|full] [--transitive] [--ignore RULE|CLASS.KEY]...\n" +
+    static let synopsis = "compat --against OLD NEW [--mode backward|forward|full] [--transitive] [--ignore RULE|CLASS|CLASS.KEY]...\n" +
         "                        [--json | --format text|json|junit|github]   which changes break old readers or new ones;\n" +
         "                        exit 0 compatible, 1 breaking, 2 trouble"
 

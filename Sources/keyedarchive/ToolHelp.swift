@@ -2,8 +2,8 @@
 // what it does, its arguments and options, and an example to copy.
 
 extension KeyedArchiveTool {
-    /// The tool's version, printed by `--version`; raised with each release of the package.
-    static let version = "0.1.0"
+    /// The package's version, printed by `--version` (one constant, in the library).
+    static let version = KeyedArchivePackage.version
 
     static var versionText: String {
         "keyedarchive \(version) (NSKeyedArchiver archives version 100000; bplist00 and XML property lists)\n"

@@ -122,3 +122,16 @@ import Testing
         #expect(fleet.error.hasSuffix("; to admit every refused class: --allow Pilot,Airplane,PoweredAirplane,Glider\n"), "\(fleet.error)")
     }
 }
+
+/// The one version constant: what `--version` prints is CHANGELOG.md's latest heading.
+@Suite struct VersionTests {
+    @Test func versionIsTheChangelogsLatestHeading() throws {
+        let changelog = try String(contentsOf: ToolEndToEndTests.packageRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        let heading = try #require(changelog.split(separator: "\n").first { $0.hasPrefix("## [") })
+        let version = try #require(heading.dropFirst(4).split(separator: "]").first.map(String.init))
+        #expect(version.split(separator: ".").count == 3 && version.allSatisfy { $0.isNumber || $0 == "." }, "\(heading)")
+        let run = try ToolEndToEndTests.run(["--version"])
+        #expect(run.status == 0)
+        #expect(String(decoding: run.output, as: UTF8.self).hasPrefix("keyedarchive \(version) ("))
+    }
+}
