@@ -104,7 +104,7 @@ enum ArchiveValueEncoding {
             }
             return try reference(for: .shared(object), in: encoder)
         case .object(let object):
-            throw ArchiveError(.typeMismatch, "\(object) is a reference into the archive it was decoded from, not a value; encode the model it stands for instead", keyPath: encoder.keyPath)
+            throw ArchiveError(.typeMismatch, "\(object) is a reference into the archive it was decoded from, not a value; encode the model it stands for instead (or, to decode models into an ArchiveValue as roundTrip does, set the registry's decodesModelsInArchiveValues)", keyPath: encoder.keyPath)
         case .model(let model):
             // Encoded as the model: one object encoded twice is stored once.
             return try encoder.reference(for: model.object)
