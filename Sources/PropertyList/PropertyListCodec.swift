@@ -1,4 +1,7 @@
 /// The two encodings a property list can have on disk.
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum PropertyListFormat: String, Hashable, Sendable, CaseIterable {
     /// Apple's binary format (`bplist00`): compact, and what keyed archives usually are.
     case binary
@@ -7,6 +10,9 @@ public enum PropertyListFormat: String, Hashable, Sendable, CaseIterable {
 }
 
 /// A parsed property-list file of either format, keeping what a faithful rewrite needs.
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum PropertyListFile: Sendable {
     /// A binary file, with its object table and layout.
     case binary(BinaryPropertyListDocument)

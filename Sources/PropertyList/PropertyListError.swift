@@ -58,6 +58,9 @@ public struct PropertyListError: Error, Hashable, Sendable, CustomStringConverti
     }
 
     /// Where in the input the fault was found.
+    #if hasFeature(NonexhaustiveAttribute)
+    @nonexhaustive
+    #endif
     public enum Location: Hashable, Sendable, CustomStringConvertible {
         /// No position is known (a writer's error, or one about the whole input).
         case none

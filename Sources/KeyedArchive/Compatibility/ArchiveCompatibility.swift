@@ -36,6 +36,9 @@ public struct ArchiveCompatibility: Sendable {
 
     /// Which directions fail a check (Confluent's compatibility types; ``ArchiveCompatibilityReport``
     /// applies them to several old versions for the transitive forms).
+    #if hasFeature(NonexhaustiveAttribute)
+    @nonexhaustive
+    #endif
     public enum Mode: String, CaseIterable, Hashable, Sendable {
         /// Only changes that break backward fail: new readers must read old archives.
         case backward

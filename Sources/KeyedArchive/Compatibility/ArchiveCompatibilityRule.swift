@@ -5,6 +5,9 @@
 /// from one assumption NSCoding relies on: a version reads the keys it writes. A key written
 /// in every instance (and never `$null`) is one its readers require; a key written only
 /// sometimes is one they treat as optional.
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum ArchiveCompatibilityRule: String, CaseIterable, Hashable, Sendable {
     /// A class old archives hold is unknown to the new version (and no new class has its keys):
     /// new readers refuse it where they meet it. Breaks backward.

@@ -32,6 +32,9 @@ public struct ArchiveDiff: Sendable, CustomStringConvertible {
     /// One difference, at one key path.
     public struct Difference: Hashable, Sendable, CustomStringConvertible {
         /// What kind of difference.
+        #if hasFeature(NonexhaustiveAttribute)
+        @nonexhaustive
+        #endif
         public enum Kind: String, Hashable, Sendable, CaseIterable {
             /// The same kind of value with another value.
             case valueChanged

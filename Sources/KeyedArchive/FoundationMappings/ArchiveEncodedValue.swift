@@ -23,6 +23,9 @@ import PropertyList
 /// back to the same fields; equality compares the type text and the value.
 public struct ArchiveEncodedValue: Hashable, Sendable, CustomStringConvertible {
     /// One value of a type encoding.
+    #if hasFeature(NonexhaustiveAttribute)
+    @nonexhaustive
+    #endif
     public indirect enum Element: Hashable, Sendable {
         /// `c`.
         case char(Int8)

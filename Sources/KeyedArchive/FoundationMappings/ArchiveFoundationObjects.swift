@@ -128,6 +128,9 @@ public struct ArchiveLocale: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// How an `NSDimension` converts to its base unit.
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum ArchiveUnitConverter: Hashable, Sendable {
     /// `NSUnitConverterLinear`: value × `coefficient` + `constant` (`NS.coefficient`, `NS.constant`).
     case linear(coefficient: Double, constant: Double)

@@ -105,6 +105,9 @@ public struct ArchiveEdgeInsets: Hashable, Sendable {
 /// or ``ArchiveEdgeInsets`` to accept one kind only. An `NSValue` archived by its Objective-C
 /// type is an ``ArchiveEncodedValue``, and refused here with ``ArchiveError/Code/typeMismatch``,
 /// as is an `NS.special` not in this list (the generic view still shows its fields).
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum ArchiveSpecialValue: Hashable, Sendable {
     /// An `NSPoint` / `CGPoint`.
     case point(ArchivePoint)

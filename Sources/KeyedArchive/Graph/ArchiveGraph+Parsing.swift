@@ -32,6 +32,9 @@ public struct ArchiveReadingOptions: Hashable, Sendable {
     /// writers never store two equal keys, but an XML archive can read back with them: Core
     /// Foundation's XML reader drops a string's leading U+FEFF, so keys `"x"` and
     /// `"\u{FEFF}x"` written by Foundation read back as `"x"` twice.
+    #if hasFeature(NonexhaustiveAttribute)
+    @nonexhaustive
+    #endif
     public enum DuplicateDictionaryKeys: Hashable, Sendable {
         /// Refuse the dictionary with ``ArchiveError/Code/duplicateKey``, naming the key. Readers
         /// disagree about such a dictionary (this one could keep either entry, a validator in

@@ -12,6 +12,9 @@ import PropertyList
 /// time and memory of a large decode. Every binary archive NSKeyedArchiver and this package
 /// write is read in place; `KeyedUnarchiver.readingPath(of:options:)` says so of a file, so a
 /// service can check that the archives it receives do not take the slow path.
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum ArchiveReadingPath: Hashable, Sendable {
     /// Read in place, from the binary bytes.
     case inPlace
@@ -19,6 +22,9 @@ public enum ArchiveReadingPath: Hashable, Sendable {
     case graph(Reason)
 
     /// Why an archive is not read in place (Docs/Security.md, "What takes the usual path").
+    #if hasFeature(NonexhaustiveAttribute)
+    @nonexhaustive
+    #endif
     public enum Reason: String, Hashable, Sendable, CaseIterable {
         /// An XML property list (or not a property list at all): XML is always read as a tree.
         case notBinary

@@ -426,6 +426,9 @@ public struct ArchivePrimitivePolicy: OptionSet, Hashable, Sendable {
 }
 
 /// What decoding does with an archived class name that no registration names.
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum ArchiveClassFallback: Hashable, Sendable {
     /// Refuse the object (``ArchiveError/Code/classNotAllowed``). The default.
     case refuse
@@ -439,6 +442,9 @@ public enum ArchiveClassFallback: Hashable, Sendable {
 }
 
 /// Foundation classes with a built-in Swift mapping.
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum FoundationClass: String, Hashable, Sendable, CaseIterable {
     /// `String` ↔ a plain string (NSString), or `NSMutableString` with `NS.string`.
     case string

@@ -13,6 +13,9 @@ import PropertyList
 /// `keyedarchive schema --swift` turns it into models (``swiftSource(name:public:)``).
 public struct ArchiveSchema: Sendable {
     /// What one stored value is.
+    #if hasFeature(NonexhaustiveAttribute)
+    @nonexhaustive
+    #endif
     public enum ValueKind: Hashable, Sendable {
         /// An integer stored inline (`encodeInt:`); the width is the fewest bytes that hold it.
         case inlineInteger(byteWidth: Int)

@@ -36,6 +36,9 @@ import PropertyList
 /// elements are matched in any order by a call per level. Decoding bounds that nesting by
 /// ``ArchiveReadingOptions/maximumDepth``, and to 64 levels in a dictionary's keys and an ordered
 /// set's elements, which it compares as it reads them.
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum ArchiveValue: Sendable {
     /// `NSNull`.
     case null

@@ -3,6 +3,9 @@ import PropertyList
 /// How an archive is laid out and serialized.
 public struct ArchiveWritingOptions: Hashable, Sendable {
     /// Which generation of Apple's archiver to imitate (format-notes §3.4).
+    #if hasFeature(NonexhaustiveAttribute)
+    @nonexhaustive
+    #endif
     public enum Era: Hashable, Sendable {
         /// Current Foundation (2017 onward): root keys `$version, $archiver, $top, $objects`.
         case current
@@ -11,6 +14,9 @@ public struct ArchiveWritingOptions: Hashable, Sendable {
     }
 
     /// Which equal strings and numbers become one object.
+    #if hasFeature(NonexhaustiveAttribute)
+    @nonexhaustive
+    #endif
     public enum Sharing: Hashable, Sendable {
         /// Equal strings, numbers and data are stored once (one UID, one plist object): compact
         /// and deterministic. The default.
@@ -26,6 +32,9 @@ public struct ArchiveWritingOptions: Hashable, Sendable {
     /// What an XML archive does with a value that Core Foundation's XML reader (and ours, which
     /// follows it) would return as another value. Binary archives carry every value and ignore
     /// this. Docs/KeyedArchiveFormat.md, "What an XML archive cannot carry", lists the values.
+    #if hasFeature(NonexhaustiveAttribute)
+    @nonexhaustive
+    #endif
     public enum XMLValueLoss: Hashable, Sendable {
         /// Refuse the archive with ``ArchiveError/Code/unrepresentableValue``, naming the key path
         /// and the value, so that every XML archive written decodes to the values archived. The
@@ -75,6 +84,9 @@ public struct ArchiveWritingOptions: Hashable, Sendable {
 }
 
 /// The property-list format an archive is written in.
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum ArchiveFormat: Hashable, Sendable {
     /// A binary property list (`bplist00`), as `NSKeyedArchiver` writes by default.
     case binary

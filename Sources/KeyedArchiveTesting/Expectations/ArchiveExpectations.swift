@@ -7,6 +7,9 @@ import KeyedArchive
 import PropertyList
 
 /// How a snapshot or reference expectation compares what was encoded with its file.
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum ArchiveSnapshotComparison: Hashable, Sendable {
     /// The object graphs, as `ArchiveDiff` compares them (the default): a fixture Apple's
     /// archiver wrote and ours are equal when they hold the same graph, whatever the bytes.

@@ -9,6 +9,9 @@ import PropertyList
 /// The forms a fixture file can take: the two property-list formats an archiver writes, and the
 /// canonical JSON of `Docs/PlistJSON.md` (what `keyedarchive plist` prints), which reads as the
 /// same archive and reviews well in a pull request.
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum ArchiveFixtureFormat: String, Hashable, Sendable, CaseIterable {
     /// A binary property list (`bplist00`), `.plist`.
     case binary

@@ -2,6 +2,9 @@
 import Foundation
 
 /// What a relative fixture path is resolved against.
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum ArchiveFixtureBase: Hashable, Sendable {
     /// The process's working directory (the default, as a plain file path is read): the
     /// package's root under `swift test`, but not under Xcode or another runner.

@@ -12,6 +12,9 @@ import Foundation
 /// The mode is chosen per call (`record: .failed`), per scope (``withArchiveRecording(_:operation:)``)
 /// or for the whole run by the environment variable `KEYEDARCHIVE_RECORD`; the first of these
 /// that is set wins, and with none of them the mode is ``missing``.
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum ArchiveRecordMode: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// Never write: a missing fixture is a failure naming its path and this mode. For CI.
     case never

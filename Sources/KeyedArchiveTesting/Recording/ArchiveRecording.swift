@@ -8,6 +8,9 @@ import PropertyList
 /// every one treats the modes alike; one of your own can too.
 public struct ArchiveRecording: Hashable, Sendable, CustomStringConvertible {
     /// Where the mode was set.
+    #if hasFeature(NonexhaustiveAttribute)
+    @nonexhaustive
+    #endif
     public enum Origin: Hashable, Sendable {
         /// By the expectation's `record:` argument.
         case call

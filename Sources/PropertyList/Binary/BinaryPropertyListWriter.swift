@@ -10,6 +10,9 @@
 /// a ``PropertyListValue`` is first turned into a document with equal values shared.
 public struct BinaryPropertyListWriter: Sendable {
     /// How wide the offset-table entries are.
+    #if hasFeature(NonexhaustiveAttribute)
+    @nonexhaustive
+    #endif
     public enum OffsetSizeRule: Hashable, Sendable {
         /// 1, 2, 4 or 8 bytes, the smallest that holds the offset-table position (Core Foundation since 10.6).
         case powerOfTwo

@@ -1,5 +1,8 @@
 /// Which DOCTYPE line an XML property list carries. Nothing in the values tells them apart, so
 /// a byte-exact rewrite must remember it.
+#if hasFeature(NonexhaustiveAttribute)
+@nonexhaustive
+#endif
 public enum XMLPropertyListDoctype: Hashable, Sendable {
     /// `-//Apple//DTD PLIST 1.0//EN`, written by Core Foundation since Mac OS X 10.5.
     case modern
