@@ -23,7 +23,7 @@
 //     to an object already expanded, and the objects expanded are exactly those reachable from
 //     `$top` through references (less `$null` and class descriptors reached only as `$class`).
 // Any crash, sanitizer report, leak, timeout, out-of-memory or failed check is a finding
-// (Docs/Fuzzing.md; inputs kept in Fixtures/fuzz-findings/).
+// (Docs/Development/Fuzzing.md; inputs kept in Fixtures/fuzz-findings/).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func archiveGraphFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -12,7 +12,7 @@
 //   - the XML writer writes what XML can hold and it reads back as that (FuzzXMLImage);
 //   - the JSON renderer writes strict JSON.
 // Any crash, sanitizer report, leak, timeout, out-of-memory or failed check is a finding
-// (Docs/Fuzzing.md; inputs kept in Fixtures/fuzz-findings/).
+// (Docs/Development/Fuzzing.md; inputs kept in Fixtures/fuzz-findings/).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func binaryPlistFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -112,7 +112,7 @@ enum FuzzChecks {
 }
 
 /// Findings that are known and still open, tolerated so that a long run explores past them
-/// (each has a failing regression test and an entry in Docs/Fuzzing.md). Set a flag to false
+/// (each has a failing regression test and an entry in Docs/Development/Fuzzing.md). Set a flag to false
 /// when its bug is fixed, and the target checks it again.
 enum FuzzOpenFindings {
     /// F2: the XML writer printed a 128-bit integer beyond −2^63…2^64−1, which no XML reader

@@ -28,7 +28,7 @@
 //     also under a visit budget and a primitive policy taken from the input's last byte; and
 //     the same bytes in a `Data` slice (`KeyedUnarchiver(data:)`) give what the array gives.
 // Any crash, sanitizer report (leaks included: a decoded graph must be freed), timeout,
-// out-of-memory or failed check is a finding (Docs/Fuzzing.md).
+// out-of-memory or failed check is a finding (Docs/Development/Fuzzing.md).
 
 import Foundation
 
@@ -280,7 +280,7 @@ enum TypedFleet {
         let diff = ArchiveDiff(graph, again)
         // An immutable NSString or an NSDate stored as an object where a plain value would do
         // reads as the plain value's case (`.string(_, mutable: false)`, `.date`), which has one
-        // written form: known, listed in Docs/Fuzzing.md (F11), not a finding here.
+        // written form: known, listed in Docs/Development/Fuzzing.md (F11), not a finding here.
         let plainForms: Set<String> = ["NSString object", "NSDate object"]
         let onlyPlainForms = diff.differences.allSatisfy { $0.kind == .typeChanged && (plainForms.contains($0.a) || plainForms.contains($0.b)) }
         guard diff.isEqual || diff.incompleteReason != nil || (onlyPlainForms && diff.omittedCount == 0) else {

@@ -12,7 +12,7 @@
 // and short printable inputs are read as <real>, <integer> and <date> text and compared with
 // strtod, plain arithmetic and a calendar computation (FuzzScalarText).
 // Any crash, sanitizer report, leak, timeout, out-of-memory or failed check is a finding
-// (Docs/Fuzzing.md; inputs kept in Fixtures/fuzz-findings/).
+// (Docs/Development/Fuzzing.md; inputs kept in Fixtures/fuzz-findings/).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func xmlPlistFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -21,7 +21,7 @@
 # the repository, never into it — and run with -max_total_time, -rss_limit_mb=2048 and
 # -timeout=10. Logs are kept in .build-fuzz/logs/; crash, leak, timeout and OOM inputs in
 # .build-fuzz/findings/ (minimize them and move them to Fixtures/fuzz-findings/ with a named
-# regression test: Docs/Fuzzing.md). Exits non-zero if any target found anything.
+# regression test: Docs/Development/Fuzzing.md). Exits non-zero if any target found anything.
 #
 # To add a target: give it a harness file and a source list in sources_for/harness_for below.
 # Environment: FUZZ_SOURCE=worktree fuzzes uncommitted sources (default: HEAD);

@@ -4,7 +4,7 @@ import Testing
 @testable import KeyedArchive
 
 /// Regression tests for the findings of the keyed-archive fuzz targets `archive` and `typed`
-/// (FuzzTesting/, Docs/Fuzzing.md "Findings"). Each input is kept in Fixtures/fuzz-findings/.
+/// (FuzzTesting/, Docs/Development/Fuzzing.md "Findings"). Each input is kept in Fixtures/fuzz-findings/.
 @Suite struct ArchiveFuzzFindingTests {
     static func finding(_ name: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: ArchiveFixtures.projectFixtures.appendingPathComponent("fuzz-findings/\(name)")))

@@ -429,7 +429,7 @@ import Testing
     }
 
     /// The corpus's 64-level reference explosion, the typed fuzz target's first input to time out
-    /// once it decoded trees (Docs/Fuzzing.md, F8): refused under the default budget.
+    /// once it decoded trees (Docs/Development/Fuzzing.md, F8): refused under the default budget.
     @Test func corpusReferenceExplosionIsRefusedAsATree() throws {
         for file in ["reference-explosion-64.plist", "reference-explosion-64-typed.plist"] {
             let bytes = try HostileArchiveTests.bytes(file)

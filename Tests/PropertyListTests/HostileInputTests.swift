@@ -532,7 +532,7 @@ enum HostileXMLExpressible {
     }
 }
 
-/// Inputs found by the libFuzzer targets (FuzzTesting/, Docs/Fuzzing.md), kept in
+/// Inputs found by the libFuzzer targets (FuzzTesting/, Docs/Development/Fuzzing.md), kept in
 /// Fixtures/fuzz-findings/, each with the behaviour it must keep.
 @Suite struct HostileFuzzFindingTests {
     static let folder = AppleFixtureCorpus.fixturesRoot.appendingPathComponent("fuzz-findings")

@@ -441,7 +441,7 @@ laughs = [b"\xc2" + refs(i + 1, i + 1, size=2) for i in range(30_000)] + [b"\x08
 add("billion-laughs-30000-sets.bplist", simple(laughs, ref_size=2, offset_size=4), "depthLimitExceeded",
     "30000 levels of sets holding the next twice: the depth limit stops it before the expansion does")
 
-# Memory amplification through shared bytes (report: docs/finding in Docs/Fuzzing.md). The
+# Memory amplification through shared bytes (report: docs/finding in Docs/Development/Fuzzing.md). The
 # offset table may point many objects at the same bytes, or at overlapping bytes; each object is
 # decoded separately, so a small file makes the reader allocate far more than it holds.
 def aliased_data(length, copies):

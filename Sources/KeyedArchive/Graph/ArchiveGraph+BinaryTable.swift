@@ -8,7 +8,7 @@ extension ArchiveGraph {
     /// ``init(propertyList:options:)``) accepts it and builds the same objects, so this is that
     /// graph, equal to it (`DirectBinaryDecodingTests` compare the two); it needs less than half
     /// the memory on the way, and reads each object's offset from the file's own table rather
-    /// than a copy of it (Docs/Performance.md, "The command-line tool").
+    /// than a copy of it (Docs/Development/PerformanceLog.md, "The command-line tool (issue 36)").
     static func fromObjectTable(_ raw: UnsafeRawBufferPointer, options: ArchiveReadingOptions, interruption: WorkInterruption) -> ArchiveGraph? {
         var validator = BinaryArchiveValidator(raw: raw, options: options)
         guard let validated = validator.validate(interruption: interruption, keepingOffsets: false) else { return nil }

@@ -8,7 +8,8 @@ import Darwin
 
 /// Every C library call the tool makes, and the only file of the tool that imports the C
 /// library. The tool reads and writes files through the C library directly, not Foundation:
-/// Foundation alone would add 7 MB to every run's resident memory (Docs/Performance.md).
+/// Foundation alone would add 7 MB to every run's resident memory (Docs/Development/PerformanceLog.md,
+/// "The command-line tool (issue 36)").
 /// The types the platforms spell differently (`mode_t` is 16 bits on Darwin and 32 on Linux,
 /// `nlink_t` 16 and 64) stop here; the rest of the tool sees Swift integers.
 enum LibC {
