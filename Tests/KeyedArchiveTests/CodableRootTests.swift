@@ -8,6 +8,9 @@ import Testing
 /// `PropertyListEncoder`/`PropertyListDecoder` for the tree (Apple's `encodeEncodable` and
 /// `decodeDecodable` are those coders around `encode(_:forKey:)`/`decodeObject(of:forKey:)`).
 @Suite struct CodableRootTests {
+    /// All a `Codable` tree is archived as: the bridge asks for a registry, and this one is enough.
+    static let registry = ArchiveRegistry(foundation: .propertyListClasses)
+
     struct WeatherReport: Codable, Equatable {
         var station: String
         var issued: Date
@@ -51,11 +54,11 @@ import Testing
         let readings: [Int?] = [1, nil, 3]
         let foundations = try #require(try PropertyListSerialization.propertyList(from: try PropertyListEncoder().encode(readings), format: nil) as? NSArray)
         #expect(foundations[1] as? String == "$null")
-        let data = try KeyedArchiver.archivedData(encodable: readings)
+        let data = try KeyedArchiver.archivedData(encodable: readings, registry: Self.registry)
         let file = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
         let objects = try #require(file["$objects"] as? [Any])
         #expect(objects.dropFirst().contains { $0 as? String == "$null" })
-        #expect(try KeyedUnarchiver.unarchive(decodable: [Int?].self, from: data) == readings)
+        #expect(try KeyedUnarchiver.unarchive(decodable: [Int?].self, from: data, registry: Self.registry) == readings)
         // Foundation on Linux reads that string as nil and leaves it out of the NSArray, from its
         // own archive of the same tree too; so the comparison is of what each archive holds.
         let archiver = NSKeyedArchiver(requiringSecureCoding: true)
@@ -63,9 +66,9 @@ import Testing
         archiver.finishEncoding()
         let theirFile = try #require(try PropertyListSerialization.propertyList(from: archiver.encodedData, format: nil) as? [String: Any])
         #expect(((theirFile["$objects"] as? [Any]) ?? []).dropFirst().contains { $0 as? String == "$null" })
-        #expect(try KeyedUnarchiver.unarchive(decodable: [Int?].self, from: archiver.encodedData) == readings)
+        #expect(try KeyedUnarchiver.unarchive(decodable: [Int?].self, from: archiver.encodedData, registry: Self.registry) == readings)
 
-        let report = try KeyedArchiver.archivedData(encodable: Self.report)
+        let report = try KeyedArchiver.archivedData(encodable: Self.report, registry: Self.registry)
         let reader = try NSKeyedUnarchiver(forReadingFrom: report)
         reader.requiresSecureCoding = true
         let reportTree = try #require(reader.decodeObject(of: CodableBridgeTests.plistClasses, forKey: NSKeyedArchiveRootObjectKey) as? NSDictionary)
@@ -75,14 +78,14 @@ import Testing
 
     @Test(arguments: [ArchiveFormat.binary, .xml])
     func oneCallRootOpensWithFoundation(format: ArchiveFormat) throws {
-        let bytes = try KeyedArchiver.archive(encodable: Self.report, format: format)
-        #expect(Data(bytes) == (try KeyedArchiver.archivedData(encodable: Self.report, format: format)))
+        let bytes = try KeyedArchiver.archive(encodable: Self.report, registry: Self.registry, format: format)
+        #expect(Data(bytes) == (try KeyedArchiver.archivedData(encodable: Self.report, registry: Self.registry, format: format)))
         let theirs = try NSKeyedUnarchiver(forReadingFrom: Data(bytes))
         theirs.requiresSecureCoding = true
         let tree = try #require(theirs.decodeObject(of: CodableBridgeTests.plistClasses, forKey: NSKeyedArchiveRootObjectKey))
         let plist = try PropertyListSerialization.data(fromPropertyList: tree, format: .binary, options: 0)
         #expect(try PropertyListDecoder().decode(WeatherReport.self, from: plist) == Self.report)
-        #expect(try KeyedUnarchiver.unarchive(decodable: WeatherReport.self, from: bytes) == Self.report)
+        #expect(try KeyedUnarchiver.unarchive(decodable: WeatherReport.self, from: bytes, registry: Self.registry) == Self.report)
     }
 
     @Test(arguments: [PropertyListSerialization.PropertyListFormat.binary, .xml])
@@ -92,15 +95,15 @@ import Testing
         archiver.outputFormat = format
         archiver.encode(tree, forKey: NSKeyedArchiveRootObjectKey)
         archiver.finishEncoding()
-        #expect(try KeyedUnarchiver.unarchive(decodable: WeatherReport.self, from: archiver.encodedData) == Self.report)
-        #expect(try KeyedUnarchiver.unarchive(decodable: WeatherReport.self, from: [UInt8](archiver.encodedData)) == Self.report)
+        #expect(try KeyedUnarchiver.unarchive(decodable: WeatherReport.self, from: archiver.encodedData, registry: Self.registry) == Self.report)
+        #expect(try KeyedUnarchiver.unarchive(decodable: WeatherReport.self, from: [UInt8](archiver.encodedData), registry: Self.registry) == Self.report)
     }
 
     @Test func missingOrNullRootIsValueNotFound() throws {
-        let null = try KeyedArchiver.archive(encodable: WeatherReport?.none)
+        let null = try KeyedArchiver.archive(encodable: WeatherReport?.none, registry: Self.registry)
         for bytes in [null, try KeyedArchiver.archive("x", registry: ArchiveRegistry()).replacingRootKey()] {
             do {
-                _ = try KeyedUnarchiver.unarchive(decodable: WeatherReport.self, from: bytes)
+                _ = try KeyedUnarchiver.unarchive(decodable: WeatherReport.self, from: bytes, registry: Self.registry)
                 Issue.record("decoded a report from nothing")
             } catch {
                 #expect(error.code == .valueNotFound)

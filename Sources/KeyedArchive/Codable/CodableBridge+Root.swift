@@ -32,14 +32,17 @@ extension KeyedArchiver {
     /// `NSMutableDictionary`, `NSMutableArray` and plist values Foundation's `PropertyListEncoder`
     /// makes), so Apple's `decodeDecodable(_:forKey:)` reads it:
     /// ```swift
-    /// let bytes = try KeyedArchiver.archive(encodable: report)
-    /// let report = try KeyedUnarchiver.unarchive(decodable: WeatherReport.self, from: bytes)
+    /// let registry = ArchiveRegistry(foundation: .propertyListClasses)
+    /// let bytes = try KeyedArchiver.archive(encodable: report, registry: registry)
+    /// let report = try KeyedUnarchiver.unarchive(decodable: WeatherReport.self, from: bytes, registry: registry)
     /// ```
-    /// The registry matters only for its Foundation classes; the default one has them all.
+    /// The registry matters only for its Foundation classes: ``FoundationClassSet/propertyListClasses``
+    /// is all a `Codable` tree is made of. It is asked for, as the typed API asks for one, so that
+    /// what a decode admits is always written where it happens.
     /// - Throws: ``ArchiveError``, as ``KeyedArchiveEncoder/encodeEncodable(_:forKey:)`` and ``finish(format:)``.
     public static func archive<T: Encodable>(
         encodable root: T,
-        registry: ArchiveRegistry = ArchiveRegistry(),
+        registry: ArchiveRegistry,
         format: ArchiveFormat = .binary,
         options: ArchiveWritingOptions = .default
     ) throws(ArchiveError) -> [UInt8] {
@@ -51,7 +54,7 @@ extension KeyedArchiver {
     /// ``archive(encodable:registry:format:options:)`` as `Data`.
     public static func archivedData<T: Encodable>(
         encodable root: T,
-        registry: ArchiveRegistry = ArchiveRegistry(),
+        registry: ArchiveRegistry,
         format: ArchiveFormat = .binary,
         options: ArchiveWritingOptions = .default
     ) throws(ArchiveError) -> Data {
@@ -69,7 +72,7 @@ extension KeyedUnarchiver {
     public static func unarchive<T: Decodable>(
         decodable type: T.Type,
         from bytes: [UInt8],
-        registry: ArchiveRegistry = ArchiveRegistry(),
+        registry: ArchiveRegistry,
         options: ArchiveReadingOptions = .default
     ) throws(ArchiveError) -> T {
         try KeyedUnarchiver(bytes: bytes, registry: registry, options: options).decodeRootDecodable(type)
@@ -79,7 +82,7 @@ extension KeyedUnarchiver {
     public static func unarchive<T: Decodable>(
         decodable type: T.Type,
         from data: Data,
-        registry: ArchiveRegistry = ArchiveRegistry(),
+        registry: ArchiveRegistry,
         options: ArchiveReadingOptions = .default
     ) throws(ArchiveError) -> T {
         try KeyedUnarchiver(data: data, registry: registry, options: options).decodeRootDecodable(type)

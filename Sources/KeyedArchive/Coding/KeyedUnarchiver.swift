@@ -135,73 +135,39 @@ public final class KeyedUnarchiver {
         }
     }
 
-    /// Decodes the top-level object under `key`.
+    /// Decodes the top-level value under `key`: an object, or a number or boolean, which may be
+    /// stored inline (what Apple's archiver writes for `encode(_:forKey:)` of a number) or as a
+    /// reference to an `NSNumber` object.
     /// - Throws: ``ArchiveError``: ``ArchiveError/Code/valueNotFound`` if the key is absent or
     ///   `$null`, ``ArchiveError/Code/classNotAllowed`` for a class the registry does not admit
     ///   for `T` (anywhere in the graph), and every structural or type fault, with its key path.
     public func decode<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String = "root") throws(ArchiveError) -> T {
-        try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) }
+        try run { () throws(ArchiveError) in
+            let decoder = topLevelDecoder
+            if let scalar = T.self as? any TopLevelScalar.Type {
+                return try Self.typed(try scalar.decode(from: decoder, forKey: key), as: T.self)
+            }
+            return try decoder.decode(type, forKey: key)
+        }
     }
 
     /// Like `decode(_:forKey:)`, but nil when the key is absent or refers to `$null` (an empty archive).
     public func decodeIfPresent<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String = "root") throws(ArchiveError) -> T? {
-        try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) }
+        try run { () throws(ArchiveError) in
+            let decoder = topLevelDecoder
+            if let scalar = T.self as? any TopLevelScalar.Type {
+                guard let value = try scalar.decodeIfPresent(from: decoder, forKey: key) else { return nil }
+                return try Self.typed(value, as: T.self)
+            }
+            return try decoder.decodeIfPresent(type, forKey: key)
+        }
     }
 
-    // Numbers and booleans at the top level: an inline value (what Apple's archiver writes for
-    // `encode(_:forKey:)` of a number) or a reference to an NSNumber object.
-    /// Decodes the top-level boolean under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
-    public func decode(_ type: Bool.Type, forKey key: String = "root") throws(ArchiveError) -> Bool { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
-    /// Decodes the top-level `Int` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
-    public func decode(_ type: Int.Type, forKey key: String = "root") throws(ArchiveError) -> Int { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
-    /// Decodes the top-level `Int8` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
-    public func decode(_ type: Int8.Type, forKey key: String = "root") throws(ArchiveError) -> Int8 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
-    /// Decodes the top-level `Int16` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
-    public func decode(_ type: Int16.Type, forKey key: String = "root") throws(ArchiveError) -> Int16 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
-    /// Decodes the top-level `Int32` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
-    public func decode(_ type: Int32.Type, forKey key: String = "root") throws(ArchiveError) -> Int32 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
-    /// Decodes the top-level `Int64` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
-    public func decode(_ type: Int64.Type, forKey key: String = "root") throws(ArchiveError) -> Int64 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
-    /// Decodes the top-level `UInt` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
-    public func decode(_ type: UInt.Type, forKey key: String = "root") throws(ArchiveError) -> UInt { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
-    /// Decodes the top-level `UInt8` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
-    public func decode(_ type: UInt8.Type, forKey key: String = "root") throws(ArchiveError) -> UInt8 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
-    /// Decodes the top-level `UInt16` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
-    public func decode(_ type: UInt16.Type, forKey key: String = "root") throws(ArchiveError) -> UInt16 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
-    /// Decodes the top-level `UInt32` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
-    public func decode(_ type: UInt32.Type, forKey key: String = "root") throws(ArchiveError) -> UInt32 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
-    /// Decodes the top-level `UInt64` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
-    public func decode(_ type: UInt64.Type, forKey key: String = "root") throws(ArchiveError) -> UInt64 { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
-    /// Decodes the top-level `Float` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
-    public func decode(_ type: Float.Type, forKey key: String = "root") throws(ArchiveError) -> Float { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
-    /// Decodes the top-level `Double` under `key`, inline or an `NSNumber` object; throws ``ArchiveError/Code/valueNotFound`` when absent.
-    public func decode(_ type: Double.Type, forKey key: String = "root") throws(ArchiveError) -> Double { try run { () throws(ArchiveError) in try topLevelDecoder.decode(type, forKey: key) } }
-    /// Decodes the top-level boolean under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
-    public func decodeIfPresent(_ type: Bool.Type, forKey key: String = "root") throws(ArchiveError) -> Bool? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
-    /// Decodes the top-level `Int` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
-    public func decodeIfPresent(_ type: Int.Type, forKey key: String = "root") throws(ArchiveError) -> Int? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
-    /// Decodes the top-level `Int8` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
-    public func decodeIfPresent(_ type: Int8.Type, forKey key: String = "root") throws(ArchiveError) -> Int8? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
-    /// Decodes the top-level `Int16` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
-    public func decodeIfPresent(_ type: Int16.Type, forKey key: String = "root") throws(ArchiveError) -> Int16? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
-    /// Decodes the top-level `Int32` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
-    public func decodeIfPresent(_ type: Int32.Type, forKey key: String = "root") throws(ArchiveError) -> Int32? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
-    /// Decodes the top-level `Int64` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
-    public func decodeIfPresent(_ type: Int64.Type, forKey key: String = "root") throws(ArchiveError) -> Int64? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
-    /// Decodes the top-level `UInt` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
-    public func decodeIfPresent(_ type: UInt.Type, forKey key: String = "root") throws(ArchiveError) -> UInt? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
-    /// Decodes the top-level `UInt8` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
-    public func decodeIfPresent(_ type: UInt8.Type, forKey key: String = "root") throws(ArchiveError) -> UInt8? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
-    /// Decodes the top-level `UInt16` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
-    public func decodeIfPresent(_ type: UInt16.Type, forKey key: String = "root") throws(ArchiveError) -> UInt16? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
-    /// Decodes the top-level `UInt32` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
-    public func decodeIfPresent(_ type: UInt32.Type, forKey key: String = "root") throws(ArchiveError) -> UInt32? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
-    /// Decodes the top-level `UInt64` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
-    public func decodeIfPresent(_ type: UInt64.Type, forKey key: String = "root") throws(ArchiveError) -> UInt64? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
-    /// Decodes the top-level `Float` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
-    public func decodeIfPresent(_ type: Float.Type, forKey key: String = "root") throws(ArchiveError) -> Float? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
-    /// Decodes the top-level `Double` under `key`, inline or an `NSNumber` object; nil when absent or `$null`.
-    public func decodeIfPresent(_ type: Double.Type, forKey key: String = "root") throws(ArchiveError) -> Double? { try run { () throws(ArchiveError) in try topLevelDecoder.decodeIfPresent(type, forKey: key) } }
+    /// `value` as `T`, which it is: `TopLevelScalar` returns the conforming type itself.
+    private static func typed<T>(_ value: any TopLevelScalar, as type: T.Type) throws(ArchiveError) -> T {
+        guard let typed = value as? T else { throw ArchiveError(.invalidState, "a \(Swift.type(of: value)) was decoded for \(T.self)") }
+        return typed
+    }
 
     /// Decodes a top-level member of a registered family that is not itself decodable (a
     /// protocol of struct models).
@@ -229,4 +195,77 @@ public final class KeyedUnarchiver {
     ) throws(ArchiveError) -> T {
         try KeyedUnarchiver(bytes: bytes, registry: registry, options: options).decode(type, forKey: ArchiveKeys.rootKey)
     }
+}
+
+/// The number and boolean types whose top-level value may be stored inline, decoded through the
+/// decoder's own overloads for them (which read an inline value or an `NSNumber` object), so that
+/// the unarchiver's one generic `decode` serves objects and numbers alike.
+protocol TopLevelScalar {
+    static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Self
+    static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Self?
+}
+
+extension Bool: TopLevelScalar {
+    static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Bool { try decoder.decode(Bool.self, forKey: key) }
+    static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Bool? { try decoder.decodeIfPresent(Bool.self, forKey: key) }
+}
+
+extension Int: TopLevelScalar {
+    static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Int { try decoder.decode(Int.self, forKey: key) }
+    static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Int? { try decoder.decodeIfPresent(Int.self, forKey: key) }
+}
+
+extension Int8: TopLevelScalar {
+    static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Int8 { try decoder.decode(Int8.self, forKey: key) }
+    static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Int8? { try decoder.decodeIfPresent(Int8.self, forKey: key) }
+}
+
+extension Int16: TopLevelScalar {
+    static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Int16 { try decoder.decode(Int16.self, forKey: key) }
+    static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Int16? { try decoder.decodeIfPresent(Int16.self, forKey: key) }
+}
+
+extension Int32: TopLevelScalar {
+    static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Int32 { try decoder.decode(Int32.self, forKey: key) }
+    static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Int32? { try decoder.decodeIfPresent(Int32.self, forKey: key) }
+}
+
+extension Int64: TopLevelScalar {
+    static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Int64 { try decoder.decode(Int64.self, forKey: key) }
+    static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Int64? { try decoder.decodeIfPresent(Int64.self, forKey: key) }
+}
+
+extension UInt: TopLevelScalar {
+    static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> UInt { try decoder.decode(UInt.self, forKey: key) }
+    static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> UInt? { try decoder.decodeIfPresent(UInt.self, forKey: key) }
+}
+
+extension UInt8: TopLevelScalar {
+    static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> UInt8 { try decoder.decode(UInt8.self, forKey: key) }
+    static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> UInt8? { try decoder.decodeIfPresent(UInt8.self, forKey: key) }
+}
+
+extension UInt16: TopLevelScalar {
+    static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> UInt16 { try decoder.decode(UInt16.self, forKey: key) }
+    static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> UInt16? { try decoder.decodeIfPresent(UInt16.self, forKey: key) }
+}
+
+extension UInt32: TopLevelScalar {
+    static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> UInt32 { try decoder.decode(UInt32.self, forKey: key) }
+    static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> UInt32? { try decoder.decodeIfPresent(UInt32.self, forKey: key) }
+}
+
+extension UInt64: TopLevelScalar {
+    static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> UInt64 { try decoder.decode(UInt64.self, forKey: key) }
+    static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> UInt64? { try decoder.decodeIfPresent(UInt64.self, forKey: key) }
+}
+
+extension Float: TopLevelScalar {
+    static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Float { try decoder.decode(Float.self, forKey: key) }
+    static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Float? { try decoder.decodeIfPresent(Float.self, forKey: key) }
+}
+
+extension Double: TopLevelScalar {
+    static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Double { try decoder.decode(Double.self, forKey: key) }
+    static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Double? { try decoder.decodeIfPresent(Double.self, forKey: key) }
 }

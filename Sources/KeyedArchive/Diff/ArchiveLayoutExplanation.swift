@@ -7,11 +7,11 @@ import PropertyList
 /// reuse), where the same objects sit in the file (object order), and the binary file's own
 /// layout (offset and reference sizes, integer widths and the rest of Core Foundation's layout,
 /// checked by writing the file again as Core Foundation would).
-public enum ArchiveLayoutExplanation {
+package enum ArchiveLayoutExplanation {
     /// One line per reason, most telling first. Plain property lists get the file-level
     /// reasons only.
     /// - Throws: ``ArchiveError`` when either input is not a property list.
-    public static func explain(_ bytesA: [UInt8], _ bytesB: [UInt8], options: ArchiveReadingOptions = .default) throws(ArchiveError) -> [String] {
+    package static func explain(_ bytesA: [UInt8], _ bytesB: [UInt8], options: ArchiveReadingOptions = .default) throws(ArchiveError) -> [String] {
         if bytesA == bytesB { return ["the files are byte-identical"] }
         let fileA: PropertyListFile
         let fileB: PropertyListFile

@@ -102,15 +102,24 @@ public struct ArchiveRegistry: Sendable {
     private var foundationByName: [ArchiveExactKey: FoundationClass] = [:]
     private(set) var foundationNames: [FoundationClass: [String]] = [:]
 
-    /// A registry with Foundation's value classes and no model types.
+    /// A registry with the Foundation classes of ``FoundationClassSet/release0_9`` and no model
+    /// types: the same as `ArchiveRegistry(foundation: .release0_9)`, now and in every later
+    /// release. A Foundation mapping added later joins a newer named set, which a program admits
+    /// only by naming it; it never widens what this registry admits.
     public init() {
         // A copy of one made once: its tables are shared until changed, and making them takes
         // some 60 names (every NSUnit subclass among them) hashed and compared — noticeable for
         // the many callers that write `registry: ArchiveRegistry()` at each decode.
-        self = Self.foundationDefault
+        self = Self.release0_9
     }
 
-    private static let foundationDefault = ArchiveRegistry(foundationClasses: Set(FoundationClass.allCases))
+    private static let release0_9 = ArchiveRegistry(foundation: .release0_9)
+
+    /// A registry that admits the Foundation classes of a named set (under their default names),
+    /// and no model types.
+    public init(foundation set: FoundationClassSet) {
+        self.init(foundationClasses: set.classes)
+    }
 
     /// A registry that admits only the given Foundation classes (under their default names).
     /// Plain strings, numbers and data in `$objects` are admitted wherever the requested Swift
@@ -441,7 +450,39 @@ public enum ArchiveClassFallback: Hashable, Sendable {
     case nearestRegisteredAncestor
 }
 
-/// Foundation classes with a built-in Swift mapping.
+/// A named set of Foundation classes for a registry to admit, fixed once released: a release
+/// that maps another Foundation class adds it to a new named set, never to one a program already
+/// names, so that updating the package never widens an existing program's allowlist.
+///
+/// ```swift
+/// let registry = ArchiveRegistry(foundation: .propertyListClasses)  // collections, strings, data, dates
+/// ```
+public struct FoundationClassSet: Hashable, Sendable {
+    /// The classes admitted.
+    public let classes: Set<FoundationClass>
+
+    /// A set of one's own choosing (``ArchiveRegistry/init(foundationClasses:)`` takes one too).
+    public init(_ classes: Set<FoundationClass>) {
+        self.classes = classes
+    }
+
+    /// The classes of property lists, and the objects `Codable` values are archived as:
+    /// `NSString`, `NSArray`, `NSDictionary`, `NSData` and `NSDate` (numbers are plain values,
+    /// admitted by ``ArchiveRegistry/primitives``). Fixed.
+    public static let propertyListClasses = FoundationClassSet([.string, .array, .dictionary, .data, .date])
+
+    /// Every Foundation class release 0.9.0 maps (all 23 ``FoundationClass`` cases it has): what
+    /// ``ArchiveRegistry/init()`` admits. Fixed: classes mapped in later releases are not in it.
+    public static let release0_9 = FoundationClassSet([
+        .string, .array, .dictionary, .set, .data, .date, .url, .uuid, .null, .indexPath, .indexSet, .orderedSet,
+        .value, .attributedString, .decimalNumber, .countedSet, .timeZone, .locale, .measurement, .unit,
+        .unitConverter, .affineTransform, .sortDescriptor,
+    ])
+}
+
+/// Foundation classes with a built-in Swift mapping. A registry admits the ones of the
+/// ``FoundationClassSet`` it was made with; a case added in a later release joins only a newer
+/// set.
 #if hasFeature(NonexhaustiveAttribute)
 @nonexhaustive
 #endif

@@ -15,14 +15,14 @@ import PropertyList
 public enum ArchiveDumper {
     /// The tree of an archive read from binary or XML property-list bytes.
     /// - Throws: ``ArchiveError`` when the bytes are not a valid keyed archive.
-    public static func dump(_ bytes: [UInt8], options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
+    package static func dump(_ bytes: [UInt8], options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
         try dump(try ArchiveGraph(bytes: bytes, options: options), budget: options.maximumExpansionCount)
     }
 
     /// Like `dump(_ graph:)`, but stops with ``ArchiveError/Code/budgetExceeded`` once
     /// it would produce more than `budget` nodes (objects, values and back-reference markers):
     /// the expansion budget of ``ArchiveReadingOptions/maximumExpansionCount``.
-    public static func dump(_ graph: ArchiveGraph, budget: Int) throws(ArchiveError) -> String {
+    package static func dump(_ graph: ArchiveGraph, budget: Int) throws(ArchiveError) -> String {
         guard let text = dump(graph, nodeBudget: budget) else {
             throw StreamedRendering.budgetError(budget)
         }
@@ -41,18 +41,18 @@ public enum ArchiveDumper {
     /// - Throws: ``ArchiveError`` when the bytes are not a valid keyed archive, before any
     ///   output; ``ArchiveError/Code/budgetExceeded`` past `maximumExpansionCount`, after the
     ///   text made until then.
-    public static func dump(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
+    package static func dump(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
         try StreamedRendering.run(bytes, options: options, output: output) { (graph, budget, sink: inout DumpSink) in render(graph, nodeBudget: budget, into: &sink) }
     }
 
     /// The tree of an archive held in `data`, read in place (see ``dump(_:options:)-([UInt8],_)``).
-    public static func dump(_ data: Data, options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
+    package static func dump(_ data: Data, options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
         try dump(try ArchiveGraph(data: data, options: options), budget: options.maximumExpansionCount)
     }
 
     /// The tree of an archive held in `data`, handed to `output` in chunks as it is made (see
     /// ``dump(_:options:output:)-([UInt8],_,_)``).
-    public static func dump(_ data: Data, options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
+    package static func dump(_ data: Data, options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
         try StreamedRendering.run(try ArchiveGraph(data: data, options: options), options: options, output: output) { (graph, budget, sink: inout DumpSink) in render(graph, nodeBudget: budget, into: &sink) }
     }
 
@@ -70,7 +70,7 @@ public enum ArchiveDumper {
 
     /// The tree of an archive as `rendering` asks, handed to `output` in chunks as it is made
     /// (see ``dump(_:options:output:)-([UInt8],_,_)``); what `keyedarchive dump` prints.
-    public static func dump(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, rendering: ArchiveRenderingOptions,
+    package static func dump(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, rendering: ArchiveRenderingOptions,
                             output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
         try dump(try ArchiveGraph(bytes: bytes, options: options), rendering: rendering, options: options, output: output)
     }

@@ -22,14 +22,14 @@ import PropertyList
 public enum ArchiveJSONRenderer {
     /// JSON for an archive read from binary or XML property-list bytes.
     /// - Throws: ``ArchiveError`` when the bytes are not a valid keyed archive.
-    public static func render(_ bytes: [UInt8], options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
+    package static func render(_ bytes: [UInt8], options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
         try render(try ArchiveGraph(bytes: bytes, options: options), budget: options.maximumExpansionCount)
     }
 
     /// Like `render(_ graph:)`, but stops with ``ArchiveError/Code/budgetExceeded`` once
     /// it would produce more than `budget` nodes (objects, values and back-reference markers):
     /// the expansion budget of ``ArchiveReadingOptions/maximumExpansionCount``.
-    public static func render(_ graph: ArchiveGraph, budget: Int) throws(ArchiveError) -> String {
+    package static func render(_ graph: ArchiveGraph, budget: Int) throws(ArchiveError) -> String {
         guard let text = render(graph, nodeBudget: budget) else {
             throw StreamedRendering.budgetError(budget)
         }
@@ -48,18 +48,18 @@ public enum ArchiveJSONRenderer {
     /// - Throws: ``ArchiveError`` when the bytes are not a valid keyed archive, before any
     ///   output; ``ArchiveError/Code/budgetExceeded`` past `maximumExpansionCount`, after the
     ///   text made until then.
-    public static func render(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
+    package static func render(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
         try StreamedRendering.run(bytes, options: options, output: output) { (graph, budget, sink: inout JSONSink) in render(graph, nodeBudget: budget, into: &sink) }
     }
 
     /// JSON for an archive held in `data`, read in place (see ``render(_:options:)-([UInt8],_)``).
-    public static func render(_ data: Data, options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
+    package static func render(_ data: Data, options: ArchiveReadingOptions = .default) throws(ArchiveError) -> String {
         try render(try ArchiveGraph(data: data, options: options), budget: options.maximumExpansionCount)
     }
 
     /// JSON for an archive held in `data`, handed to `output` in chunks as it is made (see
     /// ``render(_:options:output:)-([UInt8],_,_)``).
-    public static func render(_ data: Data, options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
+    package static func render(_ data: Data, options: ArchiveReadingOptions = .default, output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
         try StreamedRendering.run(try ArchiveGraph(data: data, options: options), options: options, output: output) { (graph, budget, sink: inout JSONSink) in render(graph, nodeBudget: budget, into: &sink) }
     }
 
@@ -77,7 +77,7 @@ public enum ArchiveJSONRenderer {
 
     /// JSON for an archive as `rendering` asks, handed to `output` in chunks as it is made (see
     /// ``render(_:options:output:)-([UInt8],_,_)``); what `keyedarchive json` prints.
-    public static func render(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, rendering: ArchiveRenderingOptions,
+    package static func render(_ bytes: [UInt8], options: ArchiveReadingOptions = .default, rendering: ArchiveRenderingOptions,
                               output: (ArraySlice<UInt8>) -> Void) throws(ArchiveError) {
         try render(try ArchiveGraph(bytes: bytes, options: options), rendering: rendering, options: options, output: output)
     }

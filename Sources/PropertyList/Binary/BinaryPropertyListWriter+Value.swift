@@ -58,17 +58,17 @@ extension BinaryPropertyListWriter {
 /// and how a layer above writes its own structure without building a value tree first. The
 /// reference width is fixed up front, from an upper bound of the object count:
 /// ``write(objectBound:writer:_:)`` takes care of it and of narrowing the references afterwards.
-public struct BinaryPropertyListBuilder: ~Copyable {
+package struct BinaryPropertyListBuilder: ~Copyable {
     /// The references of a container being written, filled in order: keys first for a dictionary.
-    public struct ContainerSlots {
+    package struct ContainerSlots {
         /// The container's object number.
-        public let number: Int
+        package let number: Int
         fileprivate var next: Int
         fileprivate let end: Int
     }
 
     /// Bytes per object reference in the file being built (1 to 8).
-    public private(set) var referenceSize: Int
+    package private(set) var referenceSize: Int
     let maximumDepth: Int
     let maximumObjectCount: Int
     var sink: BinaryByteSink
@@ -88,7 +88,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     ///     final object count.
     ///   - objectBound: an estimate of the object count, to size the output once.
     ///   - writer: the limits (depth, object count) of this writer apply.
-    public init(referenceSize: Int, objectBound: Int = 0, writer: BinaryPropertyListWriter = BinaryPropertyListWriter()) {
+    package init(referenceSize: Int, objectBound: Int = 0, writer: BinaryPropertyListWriter = BinaryPropertyListWriter()) {
         self.referenceSize = min(max(referenceSize, 1), 8)
         self.maximumDepth = writer.maximumDepth
         self.maximumObjectCount = writer.maximumObjectCount
@@ -104,7 +104,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     /// reference width comes from `objectBound`, an upper bound of the object count. Sharing
     /// usually makes the count lower, sometimes under a width boundary: the references are then
     /// narrowed to Core Foundation's width for the final count.
-    public static func write(objectBound: Int, writer: BinaryPropertyListWriter = BinaryPropertyListWriter(),
+    package static func write(objectBound: Int, writer: BinaryPropertyListWriter = BinaryPropertyListWriter(),
                              _ body: (inout BinaryPropertyListBuilder) throws(PropertyListError) -> Void) throws(PropertyListError) -> [UInt8] {
         var size = referenceSize(forObjectCount: objectBound)
         while true {
@@ -124,18 +124,18 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     /// The most objects `value` can become when added at nesting `depth`: every node and every
     /// dictionary key once.
     /// - Throws: ``PropertyListError/Code/depthLimitExceeded`` past the writer's depth limit.
-    public static func objectCountBound(of value: PropertyListValue, depth: Int,
+    package static func objectCountBound(of value: PropertyListValue, depth: Int,
                                         writer: BinaryPropertyListWriter = BinaryPropertyListWriter()) throws(PropertyListError) -> Int {
         try BinaryPropertyListWriter.objectCountBound(value, depth: depth, maximumDepth: writer.maximumDepth)
     }
 
     /// Core Foundation's reference width for a file of `count` objects: 1, 2, 4 or 8 bytes.
-    public static func referenceSize(forObjectCount count: Int) -> Int {
+    package static func referenceSize(forObjectCount count: Int) -> Int {
         BinaryPropertyListWriter.roundedByteCount(UInt64(max(count, 0)))
     }
 
     /// Objects written so far (later copies of booleans included).
-    public var objectCount: Int { offsets.count }
+    package var objectCount: Int { offsets.count }
 
     /// Starts a new object and returns its number.
     @inline(__always)
@@ -156,7 +156,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
 
     /// Sets the next reference of `slots` to object `number`.
     @inline(__always)
-    public mutating func append(_ number: Int, to slots: inout ContainerSlots) {
+    package mutating func append(_ number: Int, to slots: inout ContainerSlots) {
         guard slots.next < slots.end else { return }
         sink.storeReference(number, at: slots.next, size: referenceSize)
         slots.next &+= referenceSize
@@ -174,7 +174,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     /// Starts an array (or a set) of `count` elements at nesting `depth` (the top object is at 0).
     /// - Throws: ``PropertyListError/Code/invalidLength`` for a negative count or one above the
     ///   writer's `maximumObjectCount`.
-    public mutating func beginArray(count: Int, depth: Int, isSet: Bool = false) throws(PropertyListError) -> ContainerSlots {
+    package mutating func beginArray(count: Int, depth: Int, isSet: Bool = false) throws(PropertyListError) -> ContainerSlots {
         try PropertyListError.checkNesting(depth, maximumDepth: maximumDepth)
         try checkCount(count, referencesPerEntry: 1, of: isSet ? "a set" : "an array")
         let number = try begin()
@@ -186,7 +186,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     /// Starts a dictionary of `count` entries at nesting `depth`: append its keys, then its values.
     /// - Throws: ``PropertyListError/Code/invalidLength`` for a negative count or one above the
     ///   writer's `maximumObjectCount`.
-    public mutating func beginDictionary(count: Int, depth: Int) throws(PropertyListError) -> ContainerSlots {
+    package mutating func beginDictionary(count: Int, depth: Int) throws(PropertyListError) -> ContainerSlots {
         try PropertyListError.checkNesting(depth, maximumDepth: maximumDepth)
         try checkCount(count, referencesPerEntry: 2, of: "a dictionary")
         let number = try begin()
@@ -196,7 +196,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     }
 
     /// Writes a string object, or returns the number of an equal string already written.
-    public mutating func addString(_ string: String) throws(PropertyListError) -> Int {
+    package mutating func addString(_ string: String) throws(PropertyListError) -> Int {
         // Front cache on the string's own bits: equal bits are the same small string or the
         // same storage, hence equal text, so a hit needs no hashing of the text. Dictionary
         // keys (the same few strings in every record) nearly always hit. Every string seen is
@@ -227,14 +227,14 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     /// Writes a string object without looking it up or remembering it, for a caller that knows
     /// no equal string has been or will be added to this document (Core Foundation's writer
     /// would have made it one object).
-    public mutating func addUniqueString(_ string: String) throws(PropertyListError) -> Int {
+    package mutating func addUniqueString(_ string: String) throws(PropertyListError) -> Int {
         let number = try begin()
         sink.appendString(string)
         return number
     }
 
     /// Writes an integer object, or returns the number of an equal integer already written.
-    public mutating func addInteger(_ integer: PropertyListInteger) throws(PropertyListError) -> Int {
+    package mutating func addInteger(_ integer: PropertyListInteger) throws(PropertyListError) -> Int {
         if let existing = integers.existingOrInsert(integer, number: offsets.count) { return existing }
         let number = try begin()
         sink.appendInteger(integer)
@@ -243,14 +243,14 @@ public struct BinaryPropertyListBuilder: ~Copyable {
 
     /// Writes an integer object without looking it up or remembering it, for a caller that
     /// knows no equal integer has been or will be added to this document.
-    public mutating func addUniqueInteger(_ integer: PropertyListInteger) throws(PropertyListError) -> Int {
+    package mutating func addUniqueInteger(_ integer: PropertyListInteger) throws(PropertyListError) -> Int {
         let number = try begin()
         sink.appendInteger(integer)
         return number
     }
 
     /// Writes a real object at its width, or returns the number of an equal real already written.
-    public mutating func addReal(_ real: PropertyListReal) throws(PropertyListError) -> Int {
+    package mutating func addReal(_ real: PropertyListReal) throws(PropertyListError) -> Int {
         if let existing = reals.existingOrInsert(real, number: offsets.count) { return existing }
         let number = try begin()
         switch real {
@@ -265,7 +265,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     }
 
     /// Writes a date object, or returns the number of an equal date already written.
-    public mutating func addDate(_ date: PropertyListDate) throws(PropertyListError) -> Int {
+    package mutating func addDate(_ date: PropertyListDate) throws(PropertyListError) -> Int {
         if let existing = dates.existingOrInsert(date, number: offsets.count) { return existing }
         let number = try begin()
         sink.append(0x33)
@@ -274,7 +274,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     }
 
     /// Writes a data object, or returns the number of equal bytes already written.
-    public mutating func addData(_ bytes: [UInt8]) throws(PropertyListError) -> Int {
+    package mutating func addData(_ bytes: [UInt8]) throws(PropertyListError) -> Int {
         if let existing = datas.existingOrInsert(bytes, number: offsets.count) { return existing }
         let number = try begin()
         sink.appendMarker(0x40, count: bytes.count)
@@ -283,7 +283,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     }
 
     /// Writes a boolean, appended again on every call as Core Foundation does; returns the first one's number.
-    public mutating func addBool(_ flag: Bool) throws(PropertyListError) -> Int {
+    package mutating func addBool(_ flag: Bool) throws(PropertyListError) -> Int {
         // Core Foundation's booleans are singletons that it appends on every visit; later
         // copies are never referenced, but they are in Apple's files, so they are in ours.
         let number = try begin()
@@ -299,7 +299,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     }
 
     /// Writes a UID object, appended on every call (UIDs are not shared); throws if it exceeds ``PropertyListUID/maximumValue``.
-    public mutating func addUID(_ uid: PropertyListUID) throws(PropertyListError) -> Int {
+    package mutating func addUID(_ uid: PropertyListUID) throws(PropertyListError) -> Int {
         try PropertyListUID.checkReadable(uid)
         let number = try begin()
         let width = BinaryPropertyListWriter.roundedByteCount(uid.value)
@@ -309,7 +309,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     }
 
     /// Writes a value and everything in it, at nesting `depth`, and returns its number.
-    public mutating func add(_ value: PropertyListValue, depth: Int) throws(PropertyListError) -> Int {
+    package mutating func add(_ value: PropertyListValue, depth: Int) throws(PropertyListError) -> Int {
         switch value {
         case .string(let string): return try addString(string)
         case .integer(let integer): return try addInteger(integer)
@@ -350,7 +350,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     /// written with: for when the final object count turns out to need fewer bytes than the
     /// bound the builder was started with. Only containers' reference lists change; every
     /// object keeps its number. One pass over the bytes, instead of writing everything again.
-    public mutating func narrowReferences(to newSize: Int) {
+    package mutating func narrowReferences(to newSize: Int) {
         let oldSize = referenceSize
         guard newSize >= 1, newSize < oldSize else { return }
         var narrowed = BinaryByteSink(capacity: sink.count)
@@ -399,7 +399,7 @@ public struct BinaryPropertyListBuilder: ~Copyable {
     /// Appends the offset table and trailer (the first object is the top) and returns the file.
     /// Consuming: the builder's bytes move into the returned array, so nothing can be added to a
     /// finished file, and it cannot be finished twice.
-    public consuming func finish(offsetSizeRule: BinaryPropertyListWriter.OffsetSizeRule = .powerOfTwo) -> [UInt8] {
+    package consuming func finish(offsetSizeRule: BinaryPropertyListWriter.OffsetSizeRule = .powerOfTwo) -> [UInt8] {
         let tableOffset = sink.count
         let offsetSize: Int
         switch offsetSizeRule {

@@ -37,11 +37,11 @@ public struct XMLPropertyListWriter: Sendable {
 /// above that writes its own structure without building a value tree first. The caller opens a
 /// container, writes a dictionary's keys in ``writingOrder(ofKeys:)`` each followed by its value,
 /// and closes it; `depth` is the nesting of the element being written (the top element is at 0).
-public struct XMLPropertyListBuilder: ~Copyable {
+package struct XMLPropertyListBuilder: ~Copyable {
     var emitter: XMLPropertyListEmitter
 
     /// Starts a document with the writer's DOCTYPE; its depth limit applies.
-    public init(writer: XMLPropertyListWriter = XMLPropertyListWriter()) {
+    package init(writer: XMLPropertyListWriter = XMLPropertyListWriter()) {
         emitter = XMLPropertyListEmitter(maximumDepth: writer.maximumDepth)
         emitter.out.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
         switch writer.doctype {
@@ -58,7 +58,7 @@ public struct XMLPropertyListBuilder: ~Copyable {
     /// Writes a value and everything in it.
     /// - Throws: ``PropertyListError/Code/depthLimitExceeded`` for a `depth` below 0 or above
     ///   the writer's `maximumDepth` (where no open element can be), and what writing the value throws.
-    public mutating func add(_ value: PropertyListValue, depth: Int) throws(PropertyListError) {
+    package mutating func add(_ value: PropertyListValue, depth: Int) throws(PropertyListError) {
         guard depth >= 0, depth <= depthLimit else {
             throw PropertyListError(.depthLimitExceeded, "a value at depth \(depth) cannot be written (0 to \(depthLimit), the writer's maximumDepth, at most \(Self.depthCeiling))")
         }
@@ -66,22 +66,22 @@ public struct XMLPropertyListBuilder: ~Copyable {
     }
 
     /// Opens a dictionary of `count` entries (an empty one is written whole: do not close it).
-    public mutating func beginDictionary(count: Int, depth: Int) throws(PropertyListError) {
+    package mutating func beginDictionary(count: Int, depth: Int) throws(PropertyListError) {
         try open("<dict>\n", empty: "<dict/>\n", count: count, depth: depth)
     }
 
     /// Closes a dictionary opened at `depth` with at least one entry.
-    public mutating func endDictionary(depth: Int) {
+    package mutating func endDictionary(depth: Int) {
         close("</dict>\n", depth: depth)
     }
 
     /// Opens an array of `count` elements (an empty one is written whole: do not close it).
-    public mutating func beginArray(count: Int, depth: Int) throws(PropertyListError) {
+    package mutating func beginArray(count: Int, depth: Int) throws(PropertyListError) {
         try open("<array>\n", empty: "<array/>\n", count: count, depth: depth)
     }
 
     /// Closes an array opened at `depth` with at least one element.
-    public mutating func endArray(depth: Int) {
+    package mutating func endArray(depth: Int) {
         close("</array>\n", depth: depth)
     }
 
@@ -115,12 +115,12 @@ public struct XMLPropertyListBuilder: ~Copyable {
     }
 
     /// A dictionary key rendered once (`<key>…</key>`, escaped), for keys written many times.
-    public struct KeyLine: Sendable {
+    package struct KeyLine: Sendable {
         fileprivate let bytes: [UInt8]
     }
 
     /// Renders `key` as `addKey(_:depth:)` writes it.
-    public static func keyLine(_ key: String) -> KeyLine {
+    package static func keyLine(_ key: String) -> KeyLine {
         var emitter = XMLPropertyListEmitter(maximumDepth: 0, capacity: key.utf8.count &+ 16)
         defer { emitter.out.deallocate() }
         emitter.out.append("<key>")
@@ -130,13 +130,13 @@ public struct XMLPropertyListBuilder: ~Copyable {
     }
 
     /// Writes a key rendered by ``keyLine(_:)``.
-    public mutating func addKey(_ line: KeyLine, depth: Int) {
+    package mutating func addKey(_ line: KeyLine, depth: Int) {
         indent(depth)
         line.bytes.withUnsafeBufferPointer { emitter.out.append($0) }
     }
 
     /// Writes a dictionary key; `depth` is the dictionary's depth plus one, as for its value.
-    public mutating func addKey(_ key: String, depth: Int) {
+    package mutating func addKey(_ key: String, depth: Int) {
         indent(depth)
         emitter.out.append("<key>")
         emitter.appendEscaped(key)
@@ -148,7 +148,7 @@ public struct XMLPropertyListBuilder: ~Copyable {
     /// lost (`unsupportedValue`, naming the key). The common case — no key starts with U+FEFF —
     /// is decided by each key's first byte. Exact twins are not looked for here (the writer
     /// finds them while sorting; an archive's encoder refuses them).
-    public static func checkKeysSurviveReading(_ keys: some Sequence<String>) throws(PropertyListError) {
+    package static func checkKeysSurviveReading(_ keys: some Sequence<String>) throws(PropertyListError) {
         guard keys.contains(where: { $0.utf8.first == 0xEF && $0.unicodeScalars.first == "\u{FEFF}" }) else { return }
         var seen: Set<ExactString> = []
         for key in keys {
@@ -161,7 +161,7 @@ public struct XMLPropertyListBuilder: ~Copyable {
 
     /// The order Core Foundation writes these dictionary keys in (UTF-16 order, equal keys in
     /// their given order), as positions into `keys`.
-    public static func writingOrder(ofKeys keys: [String]) -> [Int] {
+    package static func writingOrder(ofKeys keys: [String]) -> [Int] {
         XMLKeyOrder.writingOrder(keys.map { PropertyListDictionary.Entry(key: $0, value: .bool(false)) }) ?? Array(keys.indices)
     }
 
@@ -192,7 +192,7 @@ public struct XMLPropertyListBuilder: ~Copyable {
 
     /// Closes the document and returns its bytes. Consuming: the bytes move into the returned
     /// array, so nothing can be added to a finished document, and it cannot be finished twice.
-    public consuming func finish() -> [UInt8] {
+    package consuming func finish() -> [UInt8] {
         emitter.out.append("</plist>\n")
         return emitter.out.moveIntoArray()
     }
