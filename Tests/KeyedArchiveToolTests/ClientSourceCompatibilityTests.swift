@@ -77,4 +77,34 @@ import Testing
         #expect(exhaustive.allSatisfy { formatFixed.contains(String($0.split(separator: ".").last ?? "")) }, "exhaustive: \(exhaustive.sorted())")
         #expect(marked.count >= 27, "\(marked.sorted())")
     }
+
+    /// Generated models carry a version check: they compile against the package that wrote them;
+    /// models from a newer generator fail at the check, naming the version; and against a release
+    /// that retired their version (simulated by declaring the retired protocol as such a release
+    /// will: unavailable, with its message) they fail at the check with the message to regenerate.
+    @Test func generatedModelsCheckTheAPIVersion() throws {
+        let generated = try ToolEndToEndTests.run(["schema", ToolEndToEndTests.packageRoot.appendingPathComponent("Fixtures/fleet.plist").path, "--swift", "--name", "Fleet"])
+        #expect(generated.status == 0, "\(generated.error)")
+        let source = String(decoding: generated.output, as: UTF8.self)
+        #expect(source.contains("private struct GeneratedCodeVersionCheck: ArchiveGeneratedCodeVersion1 {}"))
+        guard let current = try Self.typecheck(source) else {
+            print("ClientSourceCompatibilityTests: skipped, no Modules folder beside \(ToolEndToEndTests.executable.path) (an Xcode build)")
+            return
+        }
+        #expect(current.status == 0, "\(current.error)")
+
+        let newer = try #require(try Self.typecheck(source.replacingOccurrences(of: "ArchiveGeneratedCodeVersion1", with: "ArchiveGeneratedCodeVersion2")))
+        #expect(newer.status != 0)
+        #expect(newer.error.contains("cannot find type 'ArchiveGeneratedCodeVersion2' in scope"), "\(newer.error)")
+
+        let retired = """
+            @available(*, unavailable, message: "models generated for an older KeyedArchive: regenerate them with keyedarchive schema --swift")
+            protocol ArchiveGeneratedCodeVersion1 {}
+
+            """ + source
+        let older = try #require(try Self.typecheck(retired))
+        #expect(older.status != 0)
+        let errors = older.error.split(separator: "\n").filter { $0.hasPrefix("/") && $0.contains(": error:") }
+        #expect(errors.count == 1 && errors.first?.contains("regenerate them with keyedarchive schema --swift") == true, "\(older.error)")
+    }
 }
