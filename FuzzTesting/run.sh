@@ -88,7 +88,7 @@ else
   echo "== sources: commit $(git rev-parse --short HEAD)"
 fi
 # The keyed-archive targets compile both libraries as one module.
-find "$work/src/Sources/KeyedArchive" -name '*.swift' -exec sed -i -e 's/^import PropertyList$/\/\/ import PropertyList (one module when fuzzing)/' -e 's/^@_exported import PropertyList$/\/\/ @_exported import PropertyList (one module when fuzzing)/' {} +
+find "$work/src/Sources/KeyedArchive" -name '*.swift' -exec sed -i -e 's/^import PropertyList$/\/\/ import PropertyList (one module when fuzzing)/' -e 's/^@_exported import PropertyList$/\/\/ @_exported import PropertyList (one module when fuzzing)/' -e 's/^@_spi(\([A-Za-z]*\)) import PropertyList$/\/\/ @_spi(\1) import PropertyList (one module when fuzzing)/' {} +
 
 # Seed corpus: our fixtures, and the Apple corpus beside the repository when it is there.
 seeds="$work/seeds"

@@ -35,7 +35,7 @@ public struct PropertyListError: Error, Hashable, Sendable, CustomStringConverti
         /// Nesting deeper than ``PropertyListReadingOptions/maximumDepth``.
         public static let depthLimitExceeded = Code(rawValue: "depthLimitExceeded")
         /// Values nest so deep that the thread's stack would run out (a `Codable` value's own
-        /// `init(from:)` or `encode(to:)` runs at every level); see ``ThreadStackLimit``.
+        /// `init(from:)` or `encode(to:)` runs at every level); Docs/Security.md, "Stack safety", says how the room left is found.
         public static let stackExhausted = Code(rawValue: "stackExhausted")
         /// A size budget from ``PropertyListReadingOptions`` was exceeded.
         public static let sizeLimitExceeded = Code(rawValue: "sizeLimitExceeded")

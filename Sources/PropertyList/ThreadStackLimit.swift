@@ -10,23 +10,23 @@
 ///
 /// Where the bounds cannot be had, the floor is put ``fallbackStackSize`` below the position at
 /// the look-up: the recursion then stops as if the thread had that little stack left.
-package struct ThreadStackLimit: Sendable {
+@_spi(KeyedArchiveInternals) public struct ThreadStackLimit: Sendable {
     /// Bytes kept free below the floor. Measured (Docs/Security.md): one nesting level of a
     /// model decode takes about 1–2 KiB optimized and up to 25 KiB in a debug build, and the
     /// error path a few KiB more; 64 KiB covers two debug levels beyond the last check.
-    package static let headroom = 64 << 10
+    public static let headroom = 64 << 10
     /// The stack assumed left when the thread's bounds cannot be read.
-    package static let fallbackStackSize = 256 << 10
+    public static let fallbackStackSize = 256 << 10
 
     /// The lowest stack address a check accepts (stacks grow down on every platform we build for).
     @usableFromInline let floor: UInt
     /// The thread's stack size as the system reported it; nil when it could not be read.
-    package let threadStackSize: Int?
+    public let threadStackSize: Int?
 
     /// The limit for the calling thread. Costs a system call or two (on a Linux main thread a
     /// read of the process's memory map, so that case is remembered): call it once per decode
     /// or encode, not per level.
-    package static func current() -> ThreadStackLimit {
+    public static func current() -> ThreadStackLimit {
         let position = currentStackPosition()
         if let (low, size) = LibC.currentThreadStackBounds() {
             let (high, highOverflow) = low.addingReportingOverflow(UInt(size))
@@ -43,14 +43,14 @@ package struct ThreadStackLimit: Sendable {
 
     /// A limit at a given distance below the current position (for tests that need the stop to
     /// come early without a small thread).
-    package static func bytesFromHere(_ bytes: Int) -> ThreadStackLimit {
+    public static func bytesFromHere(_ bytes: Int) -> ThreadStackLimit {
         let position = currentStackPosition()
         let room = UInt(max(0, bytes))
         return ThreadStackLimit(floor: position > room ? position - room : 0, threadStackSize: nil)
     }
 
     /// No limit at all: every check passes.
-    package static let unlimited = ThreadStackLimit(floor: 0, threadStackSize: nil)
+    public static let unlimited = ThreadStackLimit(floor: 0, threadStackSize: nil)
 
     @usableFromInline
     init(floor: UInt, threadStackSize: Int?) {
@@ -60,12 +60,12 @@ package struct ThreadStackLimit: Sendable {
 
     /// Whether the caller may descend one more level.
     @inlinable @inline(__always)
-    package func hasRoom() -> Bool {
+    public func hasRoom() -> Bool {
         ThreadStackLimit.currentStackPosition() > floor
     }
 
     /// Bytes between the current stack position and the floor (negative past it): for messages.
-    package func bytesLeft() -> Int {
+    public func bytesLeft() -> Int {
         let position = ThreadStackLimit.currentStackPosition()
         if position >= floor { return Int(clamping: position - floor) }
         return -Int(clamping: floor - position)
@@ -84,26 +84,26 @@ package struct ThreadStackLimit: Sendable {
     /// thread's bounds, cost nothing where data is ordinary. It was 64 until the XML writer's
     /// level was measured at 3.3 KiB in a debug build: 64 unchecked levels took 211 KiB, most of
     /// a 256 KiB thread, and overflowed one under AddressSanitizer.
-    package static let uncheckedDepth = 16
+    public static let uncheckedDepth = 16
 
     /// Whether a recursion at `depth` may descend one more level: always below
     /// ``uncheckedDepth``, otherwise if the thread's stack has room.
     @inline(__always)
-    package static func hasRoom(atDepth depth: Int) -> Bool {
+    public static func hasRoom(atDepth depth: Int) -> Bool {
         depth < uncheckedDepth || current().hasRoom()
     }
 
     /// Stack that releasing one level of a nested ``PropertyListValue`` takes, with a margin:
     /// measured at about 220 bytes in a debug build (the release is the runtime's own code).
     /// Comparing and hashing values keep stacks of their own and need none.
-    package static let valueReleaseBytesPerLevel = 256
+    public static let valueReleaseBytesPerLevel = 256
 
     /// Whether the calling thread could release a value `depth` containers deep. Readers and
     /// tree decoders ask past the default `maximumDepth` (512, which any thread of 256 KiB or
     /// more releases): a caller who raises the limit gets `stackExhausted` rather than a value
     /// whose release would overflow the stack.
     @inline(__always)
-    package static func canHoldValue(depth: Int) -> Bool {
+    public static func canHoldValue(depth: Int) -> Bool {
         depth <= alwaysReleasableDepth || canReleaseDeepValue(depth: depth)
     }
 
@@ -119,7 +119,7 @@ package struct ThreadStackLimit: Sendable {
 
     /// The address of a local of the calling frame: where the stack is now, give or take a frame.
     @inlinable @inline(__always)
-    package static func currentStackPosition() -> UInt {
+    public static func currentStackPosition() -> UInt {
         var marker: UInt8 = 0
         return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
     }

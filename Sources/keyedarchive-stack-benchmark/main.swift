@@ -6,7 +6,7 @@
 // only, run by .ci/run) fails unless a 256-level model chain decodes on a 512 KiB thread.
 import Foundation
 import KeyedArchive
-import PropertyList
+@_spi(KeyedArchiveInternals) import PropertyList
 
 /// Stack positions recorded at each level of the recursion being measured.
 nonisolated(unsafe) var recordedPositions: [UInt] = []

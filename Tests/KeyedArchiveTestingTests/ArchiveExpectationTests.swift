@@ -113,7 +113,7 @@ enum Fixtures {
         #expect(FileManager.default.fileExists(atPath: fixture))
         expectArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: fixture)
         // Recording asked for (record mode all): written again, one failure saying so.
-        let message = ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, fixture: fixture, record: .all)
+        let message = ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: fixture, record: .all)
         #expect(message?.contains("because of the record mode all (set by the call)") == true)
     }
 

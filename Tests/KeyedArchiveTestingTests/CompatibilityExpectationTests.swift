@@ -93,7 +93,7 @@ struct ContractPilotV2: KeyedArchivable {
         let contract = try ArchiveSchema(jsonFile: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
         #expect(contract.archiveCount == 2)
         #expect(contract.class(named: "Pilot")?.keys.map(\.storedKey).sorted() == ["hours", "name"])
-        #expect(ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(path)) == nil)
+        #expect(ArchiveExpectations.checkArchiveCompatible(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(path)) == nil)
         // The same, reported to Swift Testing: no issue.
         expectArchiveCompatible(of: v1, registry: Self.v1Registry, contract: path)
         // Recording is never a replacement: a contract there already is an error, the file untouched.
@@ -108,18 +108,18 @@ struct ContractPilotV2: KeyedArchivable {
         let directory = try Fixtures.directory()
         let absent = directory.appendingPathComponent("pilot.shema.json").path
         for mode in ArchiveRecordMode.allCases {
-            let message = try #require(ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(absent), record: mode))
+            let message = try #require(ArchiveExpectations.checkArchiveCompatible(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(absent), record: mode))
             #expect(message.hasPrefix("the contract \(absent) does not exist (given as an absolute path); a test run never records a contract, in any record mode (record mode \(mode) (set by the call))"), "\(message)")
             #expect(message.hasSuffix("ArchiveExpectations.recordContract(of: VALUES, registry: REGISTRY, at: ArchiveFixtureLocation(\"\(absent)\"))"), "\(message)")
             #expect(!FileManager.default.fileExists(atPath: absent))
             withArchiveRecording(mode) {
-                #expect(ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(absent))?.contains("never records a contract") == true)
+                #expect(ArchiveExpectations.checkArchiveCompatible(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(absent))?.contains("never records a contract") == true)
             }
             #expect(!FileManager.default.fileExists(atPath: absent))
         }
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/compat/rules/key-added/old").path
-        let folder = ArchiveExpectations.checkFixturesCompatibility(folder: fixtures, contract: ArchiveFixtureLocation(absent), record: .all)
+        let folder = ArchiveExpectations.checkFixturesCompatible(folder: fixtures, contract: ArchiveFixtureLocation(absent), record: .all)
         #expect(folder?.hasSuffix("keyedarchive schema \(fixtures) --json > \(absent)") == true, "\(folder ?? "nil")")
         #expect(!FileManager.default.fileExists(atPath: absent))
     }
@@ -130,7 +130,7 @@ struct ContractPilotV2: KeyedArchivable {
         let directory = try Fixtures.directory()
         let path = try recordV1(in: directory)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let message = try #require(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path)))
+        let message = try #require(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path)))
         #expect(message == """
             the archives of ContractPilotV2 are not compatible with the contract \(path) under full (old: the contract, new: the archives of ContractPilotV2):
               key-added  breaks backward  Pilot.rank  absent → required NSString  at ContractPilotV2 #1: root.rank  — new readers that decode "rank" with decode(_:forKey:) fail on old archives, which lack it: decode it with decodeIfPresent and a default
@@ -143,8 +143,8 @@ struct ContractPilotV2: KeyedArchivable {
         #expect(message.contains("\n  " + report.textDescription.split(separator: "\n")[0] + "\n"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "missing mode never rewrites an existing contract")
         // Forward only: old readers ignore the new key, so it passes; ignoring it passes too.
-        #expect(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), mode: .forward) == nil)
-        #expect(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), ignoring: ["Pilot.rank"]) == nil)
+        #expect(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), mode: .forward) == nil)
+        #expect(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), ignoring: ["Pilot.rank"]) == nil)
         // Reported to Swift Testing as one issue with that text.
         withKnownIssue {
             expectArchiveCompatible(of: v2, registry: Self.v2Registry, contract: path)
@@ -162,33 +162,33 @@ struct ContractPilotV2: KeyedArchivable {
         let path = try recordV1(in: directory)
         let before = try Self.sha256(path)
         for mode in ArchiveRecordMode.allCases {
-            let breaking = try #require(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), record: mode))
+            let breaking = try #require(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), record: mode))
             #expect(breaking.contains("  key-added  breaks backward  Pilot.rank"))
             #expect(!breaking.contains("recorded "))
             #expect(breaking.hasSuffix("left the contract \(path) as it was: a contract is a reference, never rewritten by a test run") == (mode == .failed || mode == .all),
                     "\(mode): \(breaking)")
-            #expect(ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(path), record: mode) == nil)
+            #expect(ArchiveExpectations.checkArchiveCompatible(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(path), record: mode) == nil)
             withArchiveRecording(mode) {
-                #expect(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path)) != nil)
+                #expect(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path)) != nil)
             }
             #expect(try Self.sha256(path) == before, "\(mode) changed the contract")
         }
         // The break stays a break on the next plain run.
-        #expect(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path))?.contains("breaks backward") == true)
+        #expect(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path))?.contains("breaks backward") == true)
     }
 
     /// An ignore that matches no change fails the expectation, naming the nearest real name.
     @Test func anIgnoreThatMatchesNothingFails() throws {
         let directory = try Fixtures.directory()
         let path = try recordV1(in: directory)
-        #expect(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), ignoring: ["Pilot.rank"]) == nil)
-        let typo = try #require(ArchiveExpectations.checkCompatibility(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), ignoring: ["Pilot.rnak"]))
+        #expect(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), ignoring: ["Pilot.rank"]) == nil)
+        let typo = try #require(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), ignoring: ["Pilot.rnak"]))
         #expect(typo == """
             the archives of ContractPilotV2 against the contract \(path): an ignore pattern matches no change
               ignore pattern "Pilot.rnak" matches no change (nearest: Pilot.rank); remove it: a pattern that matches nothing would hide a later break on what it names
             """)
         // Once v1 is checked against its own contract, the ignore for v2's change names nothing.
-        #expect(ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(path), ignoring: ["Pilot.rank"])?
+        #expect(ArchiveExpectations.checkArchiveCompatible(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(path), ignoring: ["Pilot.rank"])?
             .contains("ignore pattern \"Pilot.rank\" matches no change") == true)
     }
 
@@ -199,7 +199,7 @@ struct ContractPilotV2: KeyedArchivable {
         let broken = Data(#"{"format": "keyedarchive-schema", "version": 9}"#.utf8)
         try broken.write(to: URL(fileURLWithPath: path))
         for mode in ArchiveRecordMode.allCases {
-            let message = ArchiveExpectations.checkCompatibility(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(path), record: mode)
+            let message = ArchiveExpectations.checkArchiveCompatible(of: v1, registry: Self.v1Registry, contract: ArchiveFixtureLocation(path), record: mode)
             #expect(message?.hasPrefix("the contract \(path) is not a readable schema file: unsupportedVersion") == true, "\(mode): \(message ?? "")")
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == broken)
         }
@@ -214,13 +214,13 @@ struct ContractPilotV2: KeyedArchivable {
         let path = directory.appendingPathComponent("v1.schema.json").path
         let oldFolder = rules.appendingPathComponent("old").path
         #expect(try ArchiveExpectations.recordContract(fixturesIn: oldFolder, at: ArchiveFixtureLocation(path)) == path)
-        #expect(ArchiveExpectations.checkFixturesCompatibility(folder: oldFolder, contract: ArchiveFixtureLocation(path)) == nil)
+        #expect(ArchiveExpectations.checkFixturesCompatible(folder: oldFolder, contract: ArchiveFixtureLocation(path)) == nil)
         let newFolder = rules.appendingPathComponent("new").path
-        let message = try #require(ArchiveExpectations.checkFixturesCompatibility(folder: newFolder, contract: ArchiveFixtureLocation(path)))
+        let message = try #require(ArchiveExpectations.checkFixturesCompatible(folder: newFolder, contract: ArchiveFixtureLocation(path)))
         #expect(message.hasPrefix("the fixtures in \(newFolder) are not compatible with the contract \(path) under full"))
         #expect(message.contains("\n  key-added  breaks backward  Pilot.rank  absent → required NSString  at \(newFolder)/amelia.plist: root.rank  — "))
         expectFixturesCompatible(folder: newFolder, contract: path, mode: .forward)
-        let missing = ArchiveExpectations.checkFixturesCompatibility(folder: "/no/such/fixtures", contract: ArchiveFixtureLocation(path))
+        let missing = ArchiveExpectations.checkFixturesCompatible(folder: "/no/such/fixtures", contract: ArchiveFixtureLocation(path))
         #expect(missing == "could not read the fixtures: /no/such/fixtures: no such file or folder")
     }
 }

@@ -122,19 +122,19 @@ enum WorkedExample {
         let snapshot = ArchiveFixtureLocation.besideTest(format: .json, testFilePath: testFile, function: "writesWhatTheServiceWrote()")
         let firstRun = [
             try WorkedExample.issue(test: "readsWhatTheAppWrote()", call: "expectDecodedFixture", listing: listing, message: shown(
-                ArchiveExpectations.checkDecoding(WorkedExample.Typo.Airplane.self, fixture: app, relativeTo: .testFile, registry: typo,
+                ArchiveExpectations.checkDecodedFixture(WorkedExample.Typo.Airplane.self, fixture: app, relativeTo: .testFile, registry: typo,
                                                   equals: typoCessna, testFilePath: testFile))),
             try WorkedExample.issue(test: "readsWhatTheAppWrote()", call: "expectLosslessDecoding", listing: listing, message: shown(
                 ArchiveExpectations.checkLosslessDecoding(WorkedExample.Typo.Airplane.self, fixture: app, relativeTo: .testFile, registry: typo,
                                                           testFilePath: testFile))),
             try WorkedExample.issue(test: "writesWhatTheAppWrote()", call: "expectArchiveReference", listing: listing, message: shown(
-                ArchiveExpectations.checkReference(of: typoCessna, registry: typo, reference: app, relativeTo: .testFile, comparison: .values,
+                ArchiveExpectations.checkArchiveReference(of: typoCessna, registry: typo, reference: app, relativeTo: .testFile, comparison: .values,
                                                    testFilePath: testFile))),
             try WorkedExample.issue(test: "writesWhatTheServiceWrote()", call: "expectArchiveSnapshot", listing: listing, message: shown(
-                ArchiveExpectations.checkSnapshot(of: typoCessna, registry: typo, format: .json, testFilePath: testFile,
+                ArchiveExpectations.checkArchiveSnapshot(of: typoCessna, registry: typo, format: .json, testFilePath: testFile,
                                                   function: "writesWhatTheServiceWrote()"))),
             try WorkedExample.issue(test: "encodeAndDecodeAgree()", call: "expectArchiveRoundTrip", listing: listing, message: shown(
-                ArchiveExpectations.checkRoundTrip(typoCessna, registry: typo))),
+                ArchiveExpectations.checkArchiveRoundTrip(typoCessna, registry: typo))),
         ].joined(separator: "\n")
         try expectInDocuments("```\n" + firstRun + "\n```")
         #expect(FileManager.default.fileExists(atPath: snapshot.path))
@@ -143,23 +143,23 @@ enum WorkedExample {
         let lossless = ArchiveExpectations.checkLosslessDecoding(Airplane.self, fixture: app, relativeTo: .testFile, registry: Fixtures.registry,
                                                                  testFilePath: testFile)
         try expectInDocuments("```\n" + shown(lossless) + "\n```")
-        let reference = ArchiveExpectations.checkReference(of: cessna, registry: Fixtures.registry, reference: app, relativeTo: .testFile,
+        let reference = ArchiveExpectations.checkArchiveReference(of: cessna, registry: Fixtures.registry, reference: app, relativeTo: .testFile,
                                                            comparison: .values, testFilePath: testFile)
         try expectInDocuments("```\n" + shown(reference) + "\n```")
         // Left out on purpose, as the lists say: green.
         #expect(ArchiveExpectations.checkLosslessDecoding(Airplane.self, fixture: app, relativeTo: .testFile, registry: Fixtures.registry,
                                                           ignoring: ["Airplane.wingspan"], testFilePath: testFile) == nil)
-        #expect(ArchiveExpectations.checkReference(of: cessna, registry: Fixtures.registry, reference: app, relativeTo: .testFile,
+        #expect(ArchiveExpectations.checkArchiveReference(of: cessna, registry: Fixtures.registry, reference: app, relativeTo: .testFile,
                                                    comparison: .values, ignoring: ["Airplane.wingspan"], testFilePath: testFile) == nil)
-        #expect(ArchiveExpectations.checkDecoding(Airplane.self, fixture: app, relativeTo: .testFile, registry: Fixtures.registry,
+        #expect(ArchiveExpectations.checkDecodedFixture(Airplane.self, fixture: app, relativeTo: .testFile, registry: Fixtures.registry,
                                                   equals: cessna, testFilePath: testFile) == nil)
-        #expect(ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, format: .json, testFilePath: testFile,
+        #expect(ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, format: .json, testFilePath: testFile,
                                                   function: "writesWhatTheServiceWrote()") == nil)
 
         // Read leniently instead, the key typo shows in the round trip both ways.
         var lenient = ArchiveRegistry()
         lenient.register(WorkedExample.Lenient.Airplane.self, className: "Airplane")
-        let roundTrip = ArchiveExpectations.checkRoundTrip(WorkedExample.Lenient.Airplane(model: "Cessna 172", registrationNumber: "N12345", airframeHours: 40),
+        let roundTrip = ArchiveExpectations.checkArchiveRoundTrip(WorkedExample.Lenient.Airplane(model: "Cessna 172", registrationNumber: "N12345", airframeHours: 40),
                                                            registry: lenient)
         try expectInDocuments("```\n" + shown(roundTrip) + "\n```")
 
@@ -167,13 +167,13 @@ enum WorkedExample {
         // KEYEDARCHIVE_RECORD=failed, which accepts the change.
         var changed = cessna
         changed.airframeHours = 41
-        let diff = ArchiveExpectations.checkSnapshot(of: changed, registry: Fixtures.registry, format: .json, testFilePath: testFile,
+        let diff = ArchiveExpectations.checkArchiveSnapshot(of: changed, registry: Fixtures.registry, format: .json, testFilePath: testFile,
                                                      function: "writesWhatTheServiceWrote()")
         try expectInDocuments("```\n" + shown(diff) + "\n```")
-        let accepted = ArchiveExpectations.checkSnapshot(of: changed, registry: Fixtures.registry, at: snapshot, format: .json, comparison: .graph,
+        let accepted = ArchiveExpectations.checkArchiveSnapshot(of: changed, registry: Fixtures.registry, at: snapshot, format: .json, comparison: .graph,
                                                          writingOptions: .default, recording: ArchiveRecording(mode: .failed, origin: .environment("failed")))
         try expectInDocuments("```\n" + shown(accepted) + "\n```")
-        #expect(ArchiveExpectations.checkSnapshot(of: changed, registry: Fixtures.registry, format: .json, testFilePath: testFile,
+        #expect(ArchiveExpectations.checkArchiveSnapshot(of: changed, registry: Fixtures.registry, format: .json, testFilePath: testFile,
                                                   function: "writesWhatTheServiceWrote()") == nil)
     }
 

@@ -37,10 +37,10 @@ import Testing
         #expect(ArchiveFixtureLocation.besideTest(named: "../../escape", format: .json, testFilePath: testFile, function: "t()").path
             == folder.path + "/__Snapshots__/AirplaneTests/t.______escape.json")
         // Recorded there on the first run, compared on the next.
-        let first = ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, testFilePath: testFile, function: "writesWhatTheAppReads()")
+        let first = ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, testFilePath: testFile, function: "writesWhatTheAppReads()")
         #expect(first?.hasPrefix("recorded \(location.path) (") == true)
-        #expect(ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, testFilePath: testFile, function: "writesWhatTheAppReads()") == nil)
-        let json = ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, format: .json, testFilePath: testFile, function: "writesWhatTheAppReads()")
+        #expect(ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, testFilePath: testFile, function: "writesWhatTheAppReads()") == nil)
+        let json = ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, format: .json, testFilePath: testFile, function: "writesWhatTheAppReads()")
         #expect(json?.hasPrefix("recorded \(folder.path)/__Snapshots__/AirplaneTests/writesWhatTheAppReads.json (") == true)
     }
 
@@ -81,11 +81,11 @@ import Testing
         #expect(expected.hasPrefix("fixture not found: \(location.path) (resolved from \"Fixtures/absent.plist\" against the folder of the test file "))
         let registry = Fixtures.registry
         let messages = [
-            ArchiveExpectations.checkDecoding(Airplane.self, fixture: "Fixtures/absent.plist", relativeTo: .testFile, registry: registry, equals: cessna, testFilePath: testFile),
-            ArchiveExpectations.checkUnreadFields(Airplane.self, fixture: "Fixtures/absent.plist", relativeTo: .testFile, registry: registry, testFilePath: testFile),
+            ArchiveExpectations.checkDecodedFixture(Airplane.self, fixture: "Fixtures/absent.plist", relativeTo: .testFile, registry: registry, equals: cessna, testFilePath: testFile),
+            ArchiveExpectations.checkNoUnreadFields(Airplane.self, fixture: "Fixtures/absent.plist", relativeTo: .testFile, registry: registry, testFilePath: testFile),
             ArchiveExpectations.checkLosslessDecoding(Airplane.self, fixture: "Fixtures/absent.plist", relativeTo: .testFile, registry: registry, testFilePath: testFile),
-            ArchiveExpectations.checkReference(of: cessna, registry: registry, reference: "Fixtures/absent.plist", relativeTo: .testFile, testFilePath: testFile),
-            ArchiveExpectations.checkSnapshot(of: cessna, registry: registry, fixture: "Fixtures/absent.plist", relativeTo: .testFile, record: .never, testFilePath: testFile),
+            ArchiveExpectations.checkArchiveReference(of: cessna, registry: registry, reference: "Fixtures/absent.plist", relativeTo: .testFile, testFilePath: testFile),
+            ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: registry, fixture: "Fixtures/absent.plist", relativeTo: .testFile, record: .never, testFilePath: testFile),
         ]
         for message in messages {
             #expect(message?.hasPrefix(expected) == true, "\(message ?? "nil")")

@@ -45,7 +45,7 @@ import Testing
         // A JSON snapshot compares as a graph: the app's JSON holds our graph in another order.
         let snapshot = try Self.appJSON(wingspan: false)
         expectArchiveSnapshot(of: cessna, registry: registry, fixture: snapshot.path, format: .json)
-        let message = ArchiveExpectations.checkSnapshot(of: cessna, registry: registry, fixture: snapshot.path, format: .json, comparison: .bytes)
+        let message = ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: registry, fixture: snapshot.path, format: .json, comparison: .bytes)
         #expect(message?.hasPrefix("the archive of Airplane holds the graph of \(snapshot.path) but not its text (A: the fixture, B: encoded now):") == true, "\(message ?? "")")
     }
 
@@ -53,7 +53,7 @@ import Testing
     /// binary archive, and reads back as that archive.
     @Test func snapshotsRecordAsCanonicalJSON() throws {
         let path = try Fixtures.directory().appendingPathComponent("service.json").path
-        let first = ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, fixture: path, format: .json)
+        let first = ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: path, format: .json)
         #expect(first?.hasPrefix("recorded \(path) (") == true)
         let text = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let binary = try KeyedArchiver.archive(cessna, registry: Fixtures.registry)
@@ -62,14 +62,14 @@ import Testing
         expectArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: path, format: .json, comparison: .bytes)
         var changed = cessna
         changed.airframeHours = 41
-        #expect(ArchiveExpectations.checkSnapshot(of: changed, registry: Fixtures.registry, fixture: path, format: .json) ==
+        #expect(ArchiveExpectations.checkArchiveSnapshot(of: changed, registry: Fixtures.registry, fixture: path, format: .json) ==
             "the archive of Airplane differs from \(path) (A: the fixture, B: encoded now):\n  root.airframeHours: value changed: integer 40 → integer 41")
     }
 
     @Test func faultyJSONFixtureIsNamedWithLineAndColumn() throws {
         let url = try Fixtures.directory().appendingPathComponent("bad.json")
         try Data("{\n  \"a\": {\"$uid\": \"x\"}\n}".utf8).write(to: url)
-        #expect(ArchiveExpectations.checkDecoding(Airplane.self, fixture: url.path, registry: Fixtures.registry, equals: cessna) ==
+        #expect(ArchiveExpectations.checkDecodedFixture(Airplane.self, fixture: url.path, registry: Fixtures.registry, equals: cessna) ==
             "could not decode \(url.path) as Airplane: invalidPropertyList: invalidTaggedValue at line 2, column 17: $uid must hold an integer from 0 to 4294967295, not the string \"x\"")
     }
 }

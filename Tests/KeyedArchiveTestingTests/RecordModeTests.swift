@@ -38,8 +38,8 @@ import Testing
         let (path, before) = try prepare(state, in: directory)
         let ours = try KeyedArchiver.archive(cessna, registry: Fixtures.registry)
         let message = switch origin {
-        case .call: ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, fixture: path, record: mode)
-        case .scope: withArchiveRecording(mode) { ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, fixture: path) }
+        case .call: ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: path, record: mode)
+        case .scope: withArchiveRecording(mode) { ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: path) }
         }
         let setBy = origin == .call ? "set by the call" : "set by withArchiveRecording"
         let after = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
@@ -122,14 +122,14 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: missing))
         let (path, before) = try prepare(.different, in: directory)
         let message = await withArchiveRecording(.failed) {
-            await Task { ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, fixture: path) }.value
+            await Task { ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: path) }.value
         }
         #expect(message?.hasSuffix("because of the record mode failed (set by withArchiveRecording); review the change, check it in and run the test again") == true)
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == KeyedArchiver.archive(cessna, registry: Fixtures.registry))
         // The call's mode wins over the scope's.
         try Data(before ?? []).write(to: URL(fileURLWithPath: path))
         withArchiveRecording(.all) {
-            #expect(ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, fixture: path, record: .never)?.hasPrefix("the archive of Airplane differs") == true)
+            #expect(ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: path, record: .never)?.hasPrefix("the archive of Airplane differs") == true)
         }
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == before)
     }
@@ -137,7 +137,7 @@ import Testing
     /// `@Test(.archiveRecording(.never))`: the trait is the scope.
     @Test(.archiveRecording(.never)) func traitSetsTheScope() throws {
         let missing = try Fixtures.directory().appendingPathComponent("missing.plist").path
-        #expect(ArchiveExpectations.checkSnapshot(of: cessna, registry: Fixtures.registry, fixture: missing)?
+        #expect(ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: missing)?
             .hasSuffix("record mode never (set by withArchiveRecording) does not write it") == true)
         #expect(!FileManager.default.fileExists(atPath: missing))
     }
@@ -181,7 +181,7 @@ import Testing
         let app = directory.appendingPathComponent("app.plist")
         try Data(Fixtures.appArchive(wingspan: false)).write(to: app)
         expectArchiveReference(of: cessna, registry: Fixtures.registry, reference: app.path)
-        #expect(ArchiveExpectations.checkReference(of: cessna, registry: Fixtures.registry, reference: app.path, comparison: .bytes)?
+        #expect(ArchiveExpectations.checkArchiveReference(of: cessna, registry: Fixtures.registry, reference: app.path, comparison: .bytes)?
             .contains("holds the graph of \(app.path) but not its bytes (A: the reference, B: encoded now):") == true)
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(KeyedArchiveInternals) import PropertyList
 import Testing
 @testable import KeyedArchive
 

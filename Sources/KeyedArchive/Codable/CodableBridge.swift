@@ -3,7 +3,7 @@ import FoundationEssentials
 #elseif canImport(Foundation)
 import Foundation
 #endif
-import PropertyList
+@_spi(KeyedArchiveInternals) import PropertyList
 
 // Two things, one mechanism:
 // - `PropertyListValue` as an archived object: a tree of property-list values ↔ the Foundation

@@ -1,4 +1,4 @@
-import PropertyList
+@_spi(KeyedArchiveInternals) import PropertyList
 
 /// The state of one archive being decoded: which objects are finished or still being built,
 /// the decoded instances (so that shared objects decode once), budgets, the key path, and the

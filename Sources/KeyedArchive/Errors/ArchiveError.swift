@@ -3,7 +3,7 @@ import FoundationEssentials
 #elseif canImport(Foundation)
 import Foundation
 #endif
-import PropertyList
+@_spi(KeyedArchiveInternals) import PropertyList
 
 /// Every fault the keyed-archive layer reports, whether decoding (untrusted input) or encoding.
 ///

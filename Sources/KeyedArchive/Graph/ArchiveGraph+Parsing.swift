@@ -24,7 +24,7 @@ public struct ArchiveReadingOptions: Hashable, Sendable {
     public var maximumClassChainLength: Int = 1024
     /// Most nodes (objects, values and back-reference markers) that anything walking the
     /// graph as a tree may produce: `keyedarchive dump` and `json`, and
-    /// ``ArchiveDumper/dump(_:budget:)``. The renderers expand each object once, so their output
+    /// ``ArchiveDumper/dump(_:rendering:options:budget:)``. The renderers expand each object once, so their output
     /// is linear in the archive anyway; this caps it outright. Default 64 Mi.
     public var maximumExpansionCount: Int = 64 << 20
 

@@ -3,7 +3,7 @@ import FoundationEssentials
 #elseif canImport(Foundation)
 import Foundation
 #endif
-import PropertyList
+@_spi(KeyedArchiveInternals) import PropertyList
 
 // ArchiveValue decoding lets the archive decide the type, as `PropertyListValue` does, but over
 // every Foundation value class the registry lists: leaves go to the typed mappings (`Date`,

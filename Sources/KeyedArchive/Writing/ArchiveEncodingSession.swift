@@ -1,4 +1,4 @@
-import PropertyList
+@_spi(KeyedArchiveInternals) import PropertyList
 
 /// The state of one archive being encoded: the object table, identity and value sharing, the
 /// stack of objects whose fields are being written, and the key path for errors.

@@ -1,4 +1,4 @@
-import PropertyList
+@_spi(KeyedArchiveInternals) import PropertyList
 
 /// A key of ``ArchiveUIDTable``: hashed with the property-list writers' seeded hash.
 protocol ArchiveUIDTableKey {

@@ -83,13 +83,8 @@ public struct ArchiveWritingOptions: Hashable, Sendable {
     }
 }
 
-/// The property-list format an archive is written in.
-#if hasFeature(NonexhaustiveAttribute)
-@nonexhaustive
-#endif
-public enum ArchiveFormat: Hashable, Sendable {
-    /// A binary property list (`bplist00`), as `NSKeyedArchiver` writes by default.
-    case binary
-    /// An XML property list: readable, but some values cannot be carried (``ArchiveWritingOptions/xmlValueLoss``).
-    case xml
-}
+/// The property-list format an archive is written in: the `PropertyList` module's own format
+/// enum, under the name the archiving API has always used (one type, not two with the same
+/// cases). `.binary` is what `NSKeyedArchiver` writes by default; `.xml` is readable, but some
+/// values cannot be carried (``ArchiveWritingOptions/xmlValueLoss``).
+public typealias ArchiveFormat = PropertyListFormat

@@ -1,4 +1,4 @@
-import PropertyList
+@_spi(KeyedArchiveInternals) import PropertyList
 
 /// Which strings may equal a member of a small set: bit sets of the members' UTF-8 lengths and
 /// of their first and last bytes. A string whose length, first byte or last byte no member has

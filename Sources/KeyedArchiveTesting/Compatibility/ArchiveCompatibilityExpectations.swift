@@ -38,7 +38,7 @@ public func expectArchiveCompatible<T: ArchiveObjectEncodable>(
     fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
 ) {
     let location = ArchiveFixtureLocation(contract, relativeTo: base, testFilePath: "\(filePath)")
-    if let message = ArchiveExpectations.checkCompatibility(of: values, registry: registry, contract: location, mode: mode, ignoring: ignoring,
+    if let message = ArchiveExpectations.checkArchiveCompatible(of: values, registry: registry, contract: location, mode: mode, ignoring: ignoring,
                                                             writingOptions: writingOptions, record: record) {
         reportArchiveExpectationFailure(message, fileID: fileID, filePath: filePath, line: line, column: column)
     }
@@ -92,7 +92,7 @@ public func expectFixturesCompatible(
 ) {
     let folderLocation = ArchiveFixtureLocation(folder, relativeTo: base, testFilePath: "\(filePath)")
     let location = ArchiveFixtureLocation(contract, relativeTo: base, testFilePath: "\(filePath)")
-    if let message = ArchiveExpectations.checkFixturesCompatibility(folder: folderLocation.path, contract: location, mode: mode,
+    if let message = ArchiveExpectations.checkFixturesCompatible(folder: folderLocation.path, contract: location, mode: mode,
                                                                     ignoring: ignoring, record: record) {
         reportArchiveExpectationFailure(message, fileID: fileID, filePath: filePath, line: line, column: column)
     }
@@ -112,7 +112,7 @@ extension ArchiveExpectations {
     ///   - ignoring: changes accepted on purpose: rule names, classes or `Class.key`.
     ///   - writingOptions: the archiver's options.
     ///   - record: this call's record mode; nil for the scope's, the environment's or the default.
-    public static func checkCompatibility<T: ArchiveObjectEncodable>(
+    public static func checkArchiveCompatible<T: ArchiveObjectEncodable>(
         of values: [T], registry: ArchiveRegistry, contract: ArchiveFixtureLocation, mode: ArchiveCompatibility.Mode = .full,
         ignoring: [String] = [], writingOptions: ArchiveWritingOptions = .default, record: ArchiveRecordMode? = nil
     ) -> String? {
@@ -130,7 +130,7 @@ extension ArchiveExpectations {
         } catch {
             return "could not read back the archive of \(T.self): \(error)"
         }
-        return checkCompatibility(current, subject: "the archives of \(T.self)", contract: contract, mode: mode, ignoring: ignoring, record: record,
+        return checkArchiveCompatible(current, subject: "the archives of \(T.self)", contract: contract, mode: mode, ignoring: ignoring, record: record,
                                   howToRecord: "ArchiveExpectations.recordContract(of: VALUES, registry: REGISTRY, at: ArchiveFixtureLocation(\"\(contract.path)\"))")
     }
 
@@ -142,7 +142,7 @@ extension ArchiveExpectations {
     ///   - mode: which directions fail.
     ///   - ignoring: changes accepted on purpose: rule names, classes or `Class.key`.
     ///   - record: this call's record mode; nil for the scope's, the environment's or the default.
-    public static func checkFixturesCompatibility(
+    public static func checkFixturesCompatible(
         folder: String, contract: ArchiveFixtureLocation, mode: ArchiveCompatibility.Mode = .full,
         ignoring: [String] = [], record: ArchiveRecordMode? = nil
     ) -> String? {
@@ -152,14 +152,14 @@ extension ArchiveExpectations {
         } catch {
             return "could not read the fixtures: \(error)"
         }
-        return checkCompatibility(current, subject: "the fixtures in \(folder)", contract: contract, mode: mode, ignoring: ignoring, record: record,
+        return checkArchiveCompatible(current, subject: "the fixtures in \(folder)", contract: contract, mode: mode, ignoring: ignoring, record: record,
                                   howToRecord: "keyedarchive schema \(folder) --json > \(contract.path)")
     }
 
     /// The one decision for both: read the contract and compare. A contract is never written
     /// here, in any record mode: a missing one is a failure that says how to record it
     /// (`howToRecord`), and a `failed` or `all` run says it left an existing one alone.
-    static func checkCompatibility(_ current: ArchiveSchemaSource, subject: String, contract location: ArchiveFixtureLocation,
+    static func checkArchiveCompatible(_ current: ArchiveSchemaSource, subject: String, contract location: ArchiveFixtureLocation,
                                    mode: ArchiveCompatibility.Mode, ignoring: [String], record: ArchiveRecordMode?, howToRecord: String) -> String? {
         let recording: ArchiveRecording
         do {

@@ -52,7 +52,7 @@ public func expectArchiveSnapshot<T: ArchiveObjectEncodable>(
     fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
 ) {
     let location = ArchiveFixtureLocation(fixture, relativeTo: base, testFilePath: "\(filePath)")
-    if let message = ArchiveExpectations.checkSnapshot(of: value, registry: registry, at: location, format: format,
+    if let message = ArchiveExpectations.checkArchiveSnapshot(of: value, registry: registry, at: location, format: format,
                                                        comparison: comparison, writingOptions: writingOptions, record: record) {
         reportArchiveExpectationFailure(message, fileID: fileID, filePath: filePath, line: line, column: column)
     }
@@ -83,7 +83,7 @@ public func expectArchiveSnapshot<T: ArchiveObjectEncodable>(
     let location = ArchiveFixtureLocation.besideTest(named: name, format: format, testFilePath: "\(filePath)", function: function)
     var message = SnapshotNames.claim(location, by: "\(fileID):\(line)")
     if message == nil {
-        message = ArchiveExpectations.checkSnapshot(of: value, registry: registry, at: location, format: format,
+        message = ArchiveExpectations.checkArchiveSnapshot(of: value, registry: registry, at: location, format: format,
                                                     comparison: comparison, writingOptions: writingOptions, record: record)
     }
     if let message {
@@ -111,10 +111,10 @@ public func expectArchiveSnapshot<T: ArchiveObjectEncodable>(
 ///   - column: the caller's column.
 public func expectArchiveReference<T: ArchiveObjectEncodable>(
     of value: T, registry: ArchiveRegistry, reference: String, relativeTo base: ArchiveFixtureBase = .workingDirectory,
-    comparison: ArchiveSnapshotComparison = .graph, ignoring: Set<String> = [], writingOptions: ArchiveWritingOptions = .default,
+    comparison: ArchiveSnapshotComparison = .graph, ignoring: [String] = [], writingOptions: ArchiveWritingOptions = .default,
     fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
 ) {
-    if let message = ArchiveExpectations.checkReference(of: value, registry: registry, reference: reference, relativeTo: base,
+    if let message = ArchiveExpectations.checkArchiveReference(of: value, registry: registry, reference: reference, relativeTo: base,
                                                         comparison: comparison, ignoring: ignoring, writingOptions: writingOptions,
                                                         testFilePath: "\(filePath)") {
         reportArchiveExpectationFailure(message, fileID: fileID, filePath: filePath, line: line, column: column)
@@ -142,7 +142,7 @@ public func expectDecodedFixture<T: ArchiveObjectCodable>(
     readingOptions: ArchiveReadingOptions = .default,
     fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
 ) {
-    if let message = ArchiveExpectations.checkDecoding(type, fixture: fixture, relativeTo: base, registry: registry, equals: expected,
+    if let message = ArchiveExpectations.checkDecodedFixture(type, fixture: fixture, relativeTo: base, registry: registry, equals: expected,
                                                        readingOptions: readingOptions, testFilePath: "\(filePath)") {
         reportArchiveExpectationFailure(message, fileID: fileID, filePath: filePath, line: line, column: column)
     }
@@ -166,7 +166,7 @@ public func expectDecodedFixture<T: ArchiveObjectCodable>(
 ///   - column: the caller's column.
 public func expectLosslessDecoding<T: ArchiveObjectCodable>(
     _ type: T.Type, fixture: String, relativeTo base: ArchiveFixtureBase = .workingDirectory, registry: ArchiveRegistry,
-    ignoring: Set<String> = [], readingOptions: ArchiveReadingOptions = .default,
+    ignoring: [String] = [], readingOptions: ArchiveReadingOptions = .default,
     fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
 ) {
     if let message = ArchiveExpectations.checkLosslessDecoding(type, fixture: fixture, relativeTo: base, registry: registry, ignoring: ignoring,
@@ -189,7 +189,7 @@ public func expectArchiveRoundTrip<T: ArchiveObjectCodable>(
     _ value: T, registry: ArchiveRegistry,
     fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
 ) {
-    if let message = ArchiveExpectations.checkRoundTrip(value, registry: registry) {
+    if let message = ArchiveExpectations.checkArchiveRoundTrip(value, registry: registry) {
         reportArchiveExpectationFailure(message, fileID: fileID, filePath: filePath, line: line, column: column)
     }
 }
@@ -212,10 +212,10 @@ public func expectArchiveRoundTrip<T: ArchiveObjectCodable>(
 ///   - column: the caller's column.
 public func expectNoUnreadFields<T: ArchiveObjectDecodable>(
     decoding type: T.Type, fixture: String, relativeTo base: ArchiveFixtureBase = .workingDirectory, registry: ArchiveRegistry,
-    ignoring: Set<String> = [],
+    ignoring: [String] = [],
     fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
 ) {
-    if let message = ArchiveExpectations.checkUnreadFields(type, fixture: fixture, relativeTo: base, registry: registry, ignoring: ignoring,
+    if let message = ArchiveExpectations.checkNoUnreadFields(type, fixture: fixture, relativeTo: base, registry: registry, ignoring: ignoring,
                                                            testFilePath: "\(filePath)") {
         reportArchiveExpectationFailure(message, fileID: fileID, filePath: filePath, line: line, column: column)
     }

@@ -47,12 +47,12 @@ public enum ArchiveExpectations {
     ///   - writingOptions: the archiver's options.
     ///   - record: this call's record mode; nil for the scope's, the environment's or the default.
     ///   - testFilePath: the calling test file, for `relativeTo: .testFile`.
-    public static func checkSnapshot<T: ArchiveObjectEncodable>(
+    public static func checkArchiveSnapshot<T: ArchiveObjectEncodable>(
         of value: T, registry: ArchiveRegistry, fixture: String, relativeTo base: ArchiveFixtureBase = .workingDirectory,
         format: ArchiveFixtureFormat = .binary, comparison: ArchiveSnapshotComparison = .graph,
         writingOptions: ArchiveWritingOptions = .default, record: ArchiveRecordMode? = nil, testFilePath: String = #filePath
     ) -> String? {
-        checkSnapshot(of: value, registry: registry, at: ArchiveFixtureLocation(fixture, relativeTo: base, testFilePath: testFilePath),
+        checkArchiveSnapshot(of: value, registry: registry, at: ArchiveFixtureLocation(fixture, relativeTo: base, testFilePath: testFilePath),
                       format: format, comparison: comparison, writingOptions: writingOptions, record: record)
     }
 
@@ -68,12 +68,12 @@ public enum ArchiveExpectations {
     ///   - record: this call's record mode; nil for the scope's, the environment's or the default.
     ///   - testFilePath: the calling test file.
     ///   - function: the calling test.
-    public static func checkSnapshot<T: ArchiveObjectEncodable>(
+    public static func checkArchiveSnapshot<T: ArchiveObjectEncodable>(
         of value: T, registry: ArchiveRegistry, named name: String? = nil, format: ArchiveFixtureFormat = .binary,
         comparison: ArchiveSnapshotComparison = .graph, writingOptions: ArchiveWritingOptions = .default,
         record: ArchiveRecordMode? = nil, testFilePath: String = #filePath, function: String = #function
     ) -> String? {
-        checkSnapshot(of: value, registry: registry,
+        checkArchiveSnapshot(of: value, registry: registry,
                       at: ArchiveFixtureLocation.besideTest(named: name, format: format, testFilePath: testFilePath, function: function),
                       format: format, comparison: comparison, writingOptions: writingOptions, record: record)
     }
@@ -87,7 +87,7 @@ public enum ArchiveExpectations {
     ///   - comparison: graph (default), values or bytes.
     ///   - writingOptions: the archiver's options.
     ///   - record: this call's record mode; nil for the scope's, the environment's or the default.
-    public static func checkSnapshot<T: ArchiveObjectEncodable>(
+    public static func checkArchiveSnapshot<T: ArchiveObjectEncodable>(
         of value: T, registry: ArchiveRegistry, at location: ArchiveFixtureLocation, format: ArchiveFixtureFormat = .binary,
         comparison: ArchiveSnapshotComparison = .graph, writingOptions: ArchiveWritingOptions = .default, record: ArchiveRecordMode? = nil
     ) -> String? {
@@ -97,12 +97,12 @@ public enum ArchiveExpectations {
         } catch {
             return error.message
         }
-        return checkSnapshot(of: value, registry: registry, at: location, format: format, comparison: comparison,
+        return checkArchiveSnapshot(of: value, registry: registry, at: location, format: format, comparison: comparison,
                              writingOptions: writingOptions, recording: recording)
     }
 
     /// The same with the record mode already chosen.
-    static func checkSnapshot<T: ArchiveObjectEncodable>(
+    static func checkArchiveSnapshot<T: ArchiveObjectEncodable>(
         of value: T, registry: ArchiveRegistry, at location: ArchiveFixtureLocation, format: ArchiveFixtureFormat,
         comparison: ArchiveSnapshotComparison, writingOptions: ArchiveWritingOptions, recording: ArchiveRecording
     ) -> String? {
@@ -133,12 +133,12 @@ public enum ArchiveExpectations {
     ///     purpose (``ArchiveFieldPattern``).
     ///   - writingOptions: the archiver's options.
     ///   - testFilePath: the calling test file, for `relativeTo: .testFile`.
-    public static func checkReference<T: ArchiveObjectEncodable>(
+    public static func checkArchiveReference<T: ArchiveObjectEncodable>(
         of value: T, registry: ArchiveRegistry, reference: String, relativeTo base: ArchiveFixtureBase = .workingDirectory,
-        comparison: ArchiveSnapshotComparison = .graph, ignoring: Set<String> = [], writingOptions: ArchiveWritingOptions = .default,
+        comparison: ArchiveSnapshotComparison = .graph, ignoring: [String] = [], writingOptions: ArchiveWritingOptions = .default,
         testFilePath: String = #filePath
     ) -> String? {
-        checkReference(of: value, registry: registry, at: ArchiveFixtureLocation(reference, relativeTo: base, testFilePath: testFilePath),
+        checkArchiveReference(of: value, registry: registry, at: ArchiveFixtureLocation(reference, relativeTo: base, testFilePath: testFilePath),
                        comparison: comparison, ignoring: ignoring, writingOptions: writingOptions)
     }
 
@@ -150,9 +150,9 @@ public enum ArchiveExpectations {
     ///   - comparison: graph (default), values or bytes.
     ///   - ignoring: patterns of fields the reference holds and the model leaves out on purpose.
     ///   - writingOptions: the archiver's options.
-    public static func checkReference<T: ArchiveObjectEncodable>(
+    public static func checkArchiveReference<T: ArchiveObjectEncodable>(
         of value: T, registry: ArchiveRegistry, at location: ArchiveFixtureLocation,
-        comparison: ArchiveSnapshotComparison = .graph, ignoring: Set<String> = [], writingOptions: ArchiveWritingOptions = .default
+        comparison: ArchiveSnapshotComparison = .graph, ignoring: [String] = [], writingOptions: ArchiveWritingOptions = .default
     ) -> String? {
         let patterns: [ArchiveFieldPattern]
         do {
@@ -262,7 +262,7 @@ public enum ArchiveExpectations {
     /// values that archive alike are alike to every reader of the archive.)
     ///
     /// A field the model does not read at all archives alike on both sides, so this check
-    /// cannot see it: ``checkUnreadFields(_:fixture:relativeTo:registry:ignoring:testFilePath:)``
+    /// cannot see it: ``checkNoUnreadFields(_:fixture:relativeTo:registry:ignoring:testFilePath:)``
     /// and ``checkLosslessDecoding(_:fixture:relativeTo:registry:ignoring:readingOptions:writingOptions:testFilePath:)`` do.
     /// - Parameters:
     ///   - type: the model to decode.
@@ -272,7 +272,7 @@ public enum ArchiveExpectations {
     ///   - expected: the value the fixture should decode as.
     ///   - readingOptions: the unarchiver's options.
     ///   - testFilePath: the calling test file, for `relativeTo: .testFile`.
-    public static func checkDecoding<T: ArchiveObjectCodable>(
+    public static func checkDecodedFixture<T: ArchiveObjectCodable>(
         _ type: T.Type, fixture: String, relativeTo base: ArchiveFixtureBase = .workingDirectory, registry: ArchiveRegistry, equals expected: T,
         readingOptions: ArchiveReadingOptions = .default, testFilePath: String = #filePath
     ) -> String? {
@@ -290,7 +290,7 @@ public enum ArchiveExpectations {
     /// the fixture by values (`ArchiveDiff/Options/valuesOnly`): whatever the model drops
     /// (a field its `init(from:)` no longer reads, `only in A`) or changes (a value rounded, a
     /// default written instead) is named by its key path — what
-    /// ``checkDecoding(_:fixture:relativeTo:registry:equals:readingOptions:testFilePath:)``
+    /// ``checkDecodedFixture(_:fixture:relativeTo:registry:equals:readingOptions:testFilePath:)``
     /// cannot see. Differences an `ignoring` pattern names (``ArchiveFieldPattern``, judged by
     /// the key path and the archived class of the object holding the field) are left out, so a
     /// subset model lists what it leaves behind on purpose; the failure ends with such a list
@@ -307,7 +307,7 @@ public enum ArchiveExpectations {
     ///   - testFilePath: the calling test file, for `relativeTo: .testFile`.
     public static func checkLosslessDecoding<T: ArchiveObjectCodable>(
         _ type: T.Type, fixture: String, relativeTo base: ArchiveFixtureBase = .workingDirectory, registry: ArchiveRegistry,
-        ignoring: Set<String> = [], readingOptions: ArchiveReadingOptions = .default, writingOptions: ArchiveWritingOptions = .default,
+        ignoring: [String] = [], readingOptions: ArchiveReadingOptions = .default, writingOptions: ArchiveWritingOptions = .default,
         testFilePath: String = #filePath
     ) -> String? {
         let location = ArchiveFixtureLocation(fixture, relativeTo: base, testFilePath: testFilePath)
@@ -354,7 +354,7 @@ public enum ArchiveExpectations {
     /// - Parameters:
     ///   - value: the value to send through.
     ///   - registry: the registry to encode and decode with.
-    public static func checkRoundTrip<T: ArchiveObjectCodable>(_ value: T, registry: ArchiveRegistry) -> String? {
+    public static func checkArchiveRoundTrip<T: ArchiveObjectCodable>(_ value: T, registry: ArchiveRegistry) -> String? {
         let first: [UInt8]
         do {
             first = try KeyedArchiver.archive(value, registry: registry)
@@ -394,9 +394,9 @@ public enum ArchiveExpectations {
     ///   - registry: the registry to decode with.
     ///   - ignoring: patterns of fields left unread on purpose.
     ///   - testFilePath: the calling test file, for `relativeTo: .testFile`.
-    public static func checkUnreadFields<T: ArchiveObjectDecodable>(
+    public static func checkNoUnreadFields<T: ArchiveObjectDecodable>(
         _ type: T.Type, fixture: String, relativeTo base: ArchiveFixtureBase = .workingDirectory, registry: ArchiveRegistry,
-        ignoring: Set<String> = [], testFilePath: String = #filePath
+        ignoring: [String] = [], testFilePath: String = #filePath
     ) -> String? {
         let location = ArchiveFixtureLocation(fixture, relativeTo: base, testFilePath: testFilePath)
         let patterns: [ArchiveFieldPattern]

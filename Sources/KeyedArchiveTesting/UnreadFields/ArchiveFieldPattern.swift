@@ -132,11 +132,12 @@ public struct ArchiveFieldPattern: Hashable, Sendable, CustomStringConvertible {
     /// ``text``.
     public var description: String { text }
 
-    /// The patterns `texts` stand for, in a stable order.
+    /// The patterns `texts` stand for, in the order given, each once.
     /// - Throws: ``ArchiveFixtureError`` for the first pattern that does not parse.
-    static func parse(_ texts: Set<String>) throws(ArchiveFixtureError) -> [ArchiveFieldPattern] {
+    static func parse(_ texts: [String]) throws(ArchiveFixtureError) -> [ArchiveFieldPattern] {
         var patterns: [ArchiveFieldPattern] = []
-        for text in texts.sorted() { patterns.append(try ArchiveFieldPattern(text)) }
+        var seen: Set<String> = []
+        for text in texts where seen.insert(text).inserted { patterns.append(try ArchiveFieldPattern(text)) }
         return patterns
     }
 }

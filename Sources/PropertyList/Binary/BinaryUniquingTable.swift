@@ -10,10 +10,10 @@ protocol BinaryUniquingKey {
 /// hundreds of instructions per short key; with a random seed per table, a multiply-xorshift mix
 /// spreads keys as well for this purpose in a few. Public so that the layers above use the same
 /// one for their own tables.
-package enum PropertyListHash {
+@_spi(KeyedArchiveInternals) public enum PropertyListHash {
     /// One 64-bit value: the splitmix64 finalizer over `value + seed`.
     @inlinable @inline(__always)
-    package static func mix(_ value: UInt64, seed: UInt64) -> UInt64 {
+    public static func mix(_ value: UInt64, seed: UInt64) -> UInt64 {
         var z = value &+ seed &+ 0x9E37_79B9_7F4A_7C15
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
@@ -22,7 +22,7 @@ package enum PropertyListHash {
 
     /// Raw bytes, eight at a time.
     @inlinable
-    package static func bytes(_ raw: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+    public static func bytes(_ raw: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
         var hash = seed ^ UInt64(raw.count)
         var index = 0
         while index &+ 8 <= raw.count {
