@@ -6,7 +6,7 @@ import PropertyList
 /// mode, 1 breaking, 2 trouble (an unreadable input, a wrong command line).
 struct CompatCommand: ToolCommand {
     static let name = "compat"
-    static let synopsis = "compat --against OLD NEW [--mode backward|forward|full] [--transitive] [--ignore RULE|CLASS|CLASS.KEY]...\n" +
+    static let synopsis = "compat --against OLD NEW [--mode backward|forward|full] [--transitive] [--ignore RULE|CLASS|CLASS.KEY]... [--decisions FILE]\n" +
         "                        [--json | --format text|json|junit|github]   which changes break old readers or new ones;\n" +
         "                        exit 0 compatible, 1 breaking, 2 trouble"
 
@@ -17,10 +17,11 @@ struct CompatCommand: ToolCommand {
     var mode: ArchiveCompatibility.Mode
     var transitive: Bool
     var ignoring: [String]
+    var decisionsPath: String?
     var format: Format
 
     init(arguments: [String]) throws(UsageError) {
-        let parsed = try ParsedArguments(arguments, valued: ["--mode", "--format"], flags: ["--transitive", "--json"], repeating: ["--against", "--ignore"])
+        let parsed = try ParsedArguments(arguments, valued: ["--mode", "--format", "--decisions"], flags: ["--transitive", "--json"], repeating: ["--against", "--ignore"])
         transitive = parsed.flags.contains("--transitive")
         let against = parsed.repeatedOptions["--against"] ?? []
         guard let new = parsed.positionals.last else {
@@ -62,6 +63,7 @@ struct CompatCommand: ToolCommand {
             format = parsed.flags.contains("--json") ? .json : .text
         }
         ignoring = parsed.repeatedOptions["--ignore"] ?? []
+        decisionsPath = parsed.options["--decisions"]
         guard (oldPaths + [newPath]).filter({ $0 == "-" }).count <= 1 else {
             throw UsageError(message: "standard input (-) can be read only once")
         }
@@ -84,7 +86,24 @@ struct CompatCommand: ToolCommand {
             let names = source.skippedFiles.prefix(3).map { String($0.dropFirst(source.name.count + 1)) }
             writeStandardError("keyedarchive compat: note: passed over \(source.skippedFiles.count) file\(source.skippedFiles.count == 1 ? "" : "s") in \(oneLine(source.name)) that \(source.skippedFiles.count == 1 ? "is" : "are") neither an archive nor a schema file (\(oneLine(names.joined(separator: ", ")))\(source.skippedFiles.count > 3 ? ", …" : ""))\n")
         }
-        let report = ArchiveCompatibilityReport(olds.map { ArchiveCompatibility(old: $0, new: new) }, mode: mode, transitive: transitive, ignoring: ignoring)
+        // The decisions beside the old side (a contract's folder), or the file named.
+        var decisions = ArchiveCompatibilityDecisions()
+        if let path = decisionsPath ?? oldPaths.lazy.compactMap({ ArchiveCompatibilityDecisions.file(besideOldSide: $0) }).first {
+            do {
+                decisions = try ArchiveCompatibilityDecisions(contentsOfFile: path)
+            } catch {
+                writeStandardError("keyedarchive compat: error: \(oneLine(error.description))\n")
+                return ExitStatus.usage
+            }
+            writeStandardError("keyedarchive compat: note: read \(decisions.decisions.count) decision\(decisions.decisions.count == 1 ? "" : "s") from \(oneLine(path))\n")
+        }
+        let report = ArchiveCompatibilityReport(olds.map { ArchiveCompatibility(old: $0, new: new) }, mode: mode, transitive: transitive, ignoring: ignoring,
+                                                decisions: decisions)
+        if format != .text {
+            for unknown in report.unknownDecisions {
+                writeStandardError("keyedarchive compat: note: decision \(oneLine(unknown.pattern)) names nothing either side has\(unknown.nearest.map { " (nearest: \(oneLine($0)))" } ?? "")\n")
+            }
+        }
         // An --ignore that matches nothing is trouble (2): left in a script, it would hide a
         // later break on what it names.
         guard report.unmatchedIgnores.isEmpty else {
@@ -140,6 +159,11 @@ struct CompatCommand: ToolCommand {
               --ignore NAME     leave out changes a team has accepted: a rule name, a class, or
                                 CLASS.KEY ($top.KEY for a top-level key); repeatable. One that
                                 matches no change is an error (2), naming the nearest real name
+              --decisions FILE  changes accepted on purpose, each with its reason (Docs/Compatibility.md,
+                                Decisions); by default compat-decisions.txt in the folder that
+                                holds OLD (beside the contracts), when there is one. Accepted
+                                changes do not fail; each decision is listed once, with what it
+                                covered
               --json            the report as JSON (same as --format json)
               --format F        text (default), json, junit (JUnit XML for CI test reports) or
                                 github (GitHub Actions ::error/::warning annotations)

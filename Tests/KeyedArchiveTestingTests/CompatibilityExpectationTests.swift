@@ -153,6 +153,28 @@ struct ContractPilotV2: KeyedArchivable {
         }
     }
 
+    /// The team's decisions beside the contract apply to the expectation as to `compat`: the
+    /// accepted change passes with no `ignoring:` in the test; a decisions file that does not
+    /// read fails, naming its line; the contract and the decisions are never written.
+    @Test func decisionsBesideTheContractApply() throws {
+        let directory = try Fixtures.directory()
+        let path = try recordV1(in: directory)
+        let decisions = directory.appendingPathComponent(ArchiveCompatibilityDecisions.fileName).path
+        try Data("key-added:Pilot.rank  v2 ranks pilots; v1 never reads rank, and v2 readers get it from every archive we migrated\n".utf8)
+            .write(to: URL(fileURLWithPath: decisions))
+        let before = (try Self.sha256(path), try Self.sha256(decisions))
+        #expect(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path)) == nil)
+        expectArchiveCompatible(of: v2, registry: Self.v2Registry, contract: path)
+        for mode in ArchiveRecordMode.allCases {
+            _ = ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), record: mode)
+        }
+        #expect((try Self.sha256(path), try Self.sha256(decisions)) == before)
+
+        try Data("key-added:Pilot.rank\n".utf8).write(to: URL(fileURLWithPath: decisions))
+        let message = try #require(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path)))
+        #expect(message.hasPrefix("the decisions beside the contract \(path) do not read: \(decisions): invalidField at line 1: the decision key-added:Pilot.rank says no reason"), "\(message)")
+    }
+
     /// No record mode writes or extends a released contract (issue 43: `all` once merged a new
     /// version's archives into every old contract, and `failed` accepted a real forward break by
     /// extending the contract). The file's sha256 is the same after every mode, compatible or not;

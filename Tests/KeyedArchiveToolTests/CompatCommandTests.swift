@@ -55,7 +55,13 @@ import Testing
         #expect(Self.text(one).hasSuffix("incompatible under full: 1 change, 1 breaking, 1 ignored\n"))
         let all = try Self.run(pair + ["--ignore", "Hangar.plane", "--ignore", "Hangar.spare"])
         #expect(all.status == 0)
-        #expect(Self.text(all) == "compatible under full: no changes, 2 ignored\n")
+        #expect(Self.text(all) == """
+            ignored (ignoring:/--ignore):
+              Hangar.plane: 1 change — class-changed Hangar.plane; against \(Self.rules)/class-changed/old
+              Hangar.spare: 1 change — class-changed Hangar.spare; against \(Self.rules)/class-changed/old
+            compatible under full: no changes, 2 ignored
+
+            """)
         #expect(try Self.run(pair + ["--ignore", "class-changed"]).status == 0)
         let top = try Self.run(["--against", "\(Self.rules)/top-key-added/old", "\(Self.rules)/top-key-added/new", "--ignore", "$top.backup"])
         #expect(top.status == 0)
@@ -222,5 +228,108 @@ import Testing
             #expect(text.contains("\n  \(rule)  "), "\(rule)")
         }
         #expect(text.contains("exit status: 0 compatible under the mode, 1 breaking, 2 trouble"))
+    }
+
+    /// A contract and its decisions in a folder of their own: `v1.schema.json` of key-added/old.
+    static func contractFolder(decisions: String?) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("compat-decisions-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let old = "\(rules)/key-added/old"
+        let schema = try ToolEndToEndTests.run(["schema", "--json", "\(old)/amelia.xml", "\(old)/bessie.xml"], in: ToolEndToEndTests.packageRoot)
+        try schema.output.write(to: directory.appendingPathComponent("v1.schema.json"))
+        if let decisions { try Data(decisions.utf8).write(to: directory.appendingPathComponent("compat-decisions.txt")) }
+        return directory
+    }
+
+    /// `compat-decisions.txt` beside the contract is read: the accepted change no longer fails,
+    /// and it is listed once, with its reason, the line and what it covered; JSON lists it under
+    /// `accepted`. The file is named on standard error.
+    @Test func decisionsBesideTheContractAcceptChanges() throws {
+        let folder = try Self.contractFolder(decisions: "# accepted on purpose\nkey-added:Pilot.rank  v2 ranks pilots; v1 readers never read it (review 12/2026)\n")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let contract = folder.appendingPathComponent("v1.schema.json").path
+        let decisionsFile = folder.appendingPathComponent("compat-decisions.txt").path
+        let run = try Self.run(["--against", contract, "\(Self.rules)/key-added/new"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.error == "keyedarchive compat: note: read 1 decision from \(decisionsFile)\n")
+        #expect(Self.text(run) == """
+            accepted by \(decisionsFile):
+              key-added:Pilot.rank: 1 change — key-added Pilot.rank; against \(contract); why: v2 ranks pilots; v1 readers never read it (review 12/2026) (line 2)
+            compatible under full: no changes, 1 accepted by decisions
+
+            """)
+        let json = try Self.run(["--against", contract, "\(Self.rules)/key-added/new", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: json.output) as? [String: Any])
+        let accepted = try #require(object["accepted"] as? [[String: Any]])
+        #expect(accepted.count == 1)
+        #expect(accepted.first?["pattern"] as? String == "key-added:Pilot.rank")
+        #expect(accepted.first?["line"] as? Int == 2)
+        #expect(object["compatible"] as? Bool == true)
+        // The same file named explicitly, against the fixtures themselves.
+        let named = try Self.run(["--against", "\(Self.rules)/key-added/old", "\(Self.rules)/key-added/new", "--decisions", decisionsFile])
+        #expect(named.status == 0, "\(named.error)")
+        // A RULE:TARGET decision accepts that kind of change only: the class alone is broader.
+        let otherRule = try Self.contractFolder(decisions: "key-removed:Pilot.rank  not this change\n")
+        defer { try? FileManager.default.removeItem(at: otherRule) }
+        let notAccepted = try Self.run(["--against", otherRule.appendingPathComponent("v1.schema.json").path, "\(Self.rules)/key-added/new"])
+        #expect(notAccepted.status == 1)
+    }
+
+    /// A decisions file that does not read is trouble (2), naming the line: no reason, a rule
+    /// that is not one (with the nearest), a pattern decided twice. A decision naming nothing
+    /// either side has is a note with the nearest name, and accepts nothing.
+    @Test func decisionsThatDoNotReadAreTrouble() throws {
+        for (text, expected) in [("key-added:Pilot.rank\n", "line 1: the decision key-added:Pilot.rank says no reason"),
+                                 ("# c\nkey-addd:Pilot.rank  why\n", "line 2: key-addd in key-addd:Pilot.rank is not a rule (nearest: key-added)"),
+                                 ("Pilot.rank  a\nPilot.rank  b\n", "line 2: the pattern Pilot.rank is decided twice (first on line 1)")] {
+            let folder = try Self.contractFolder(decisions: text)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let run = try Self.run(["--against", folder.appendingPathComponent("v1.schema.json").path, "\(Self.rules)/key-added/new"])
+            #expect(run.status == 2, "\(text)")
+            #expect(run.error.contains(expected), "\(run.error)")
+            #expect(run.error.contains("invalidField at \(expected.prefix { $0 != ":" })"), "\(run.error)")
+        }
+        let typo = try Self.contractFolder(decisions: "Pilot.rnak  a typo\n")
+        defer { try? FileManager.default.removeItem(at: typo) }
+        let run = try Self.run(["--against", typo.appendingPathComponent("v1.schema.json").path, "\(Self.rules)/key-added/new"])
+        #expect(run.status == 1)
+        #expect(Self.text(run).contains("note: decision \"Pilot.rnak\" names nothing either side has (nearest: Pilot.rank)\n"))
+    }
+
+    /// An ignore pattern says what it covers: a class pattern lists the changes it took out; a
+    /// `Class.key` of another class than the one that changed (a superclass, an old name) names
+    /// the classes where the key did change.
+    @Test func patternsSayWhatTheyCover() throws {
+        let pair = ["\(Self.rules)/key-added/old", "\(Self.rules)/key-added/new"]
+        let classWide = try Self.run(["--against", pair[0], pair[1], "--ignore", "Pilot"])
+        #expect(classWide.status == 0)
+        #expect(Self.text(classWide).contains("ignored (ignoring:/--ignore):\n  Pilot (a class: every change to it and its keys): 1 change — key-added Pilot.rank; against \(pair[0])\n"))
+        let superclass = try Self.run(["--against", pair[0], pair[1], "--ignore", "Aviator.rank"])
+        #expect(superclass.status == 2)
+        #expect(superclass.error.contains("ignore pattern \"Aviator.rank\" matches no change; a pattern names one class, not its subclasses or other names: the key changed on Pilot.rank (name each)"),
+                "\(superclass.error)")
+    }
+
+    /// `--format github` across versions: one annotation per change, naming every old version it
+    /// was found against, each pointing at a file of the new side.
+    @Test func githubAnnotatesEachChangeOnce() throws {
+        let story = "Fixtures/compat/story"
+        let run = try Self.run(["--transitive", "\(story)/v1", "\(story)/v2", "\(story)/v4", "\(story)/v5", "--format", "github"])
+        let annotations = Self.text(run).split(separator: "\n").filter { $0.hasPrefix("::") }
+        let json = try Self.run(["--transitive", "\(story)/v1", "\(story)/v2", "\(story)/v4", "\(story)/v5", "--json"])
+        let changes = try #require(try JSONSerialization.jsonObject(with: json.output) as? [String: Any])["changes"] as? [[String: Any]]
+        let distinct = Set((changes ?? []).map { "\($0["rule"] ?? "") \($0["class"] ?? "") \($0["key"] ?? "") \($0["new"] ?? "")" })
+        #expect(!annotations.isEmpty)
+        #expect(annotations.count == distinct.count, "\(annotations.count) annotations for \(distinct.count) distinct of \(changes?.count ?? 0) changes")
+        #expect((changes?.count ?? 0) > distinct.count, "the story repeats changes across versions, so this checks something")
+        var seen: Set<String> = []
+        for annotation in annotations {
+            let message = annotation.split(separator: "::", maxSplits: 2).last.map(String.init) ?? ""
+            let identity = message.split(separator: " ", omittingEmptySubsequences: true).prefix(1).joined() + (message.components(separatedBy: "  ").dropFirst(2).first ?? "")
+            #expect(seen.insert(identity).inserted, "annotated twice: \(annotation)")
+            if let file = annotation.split(separator: ",").first(where: { $0.contains("file=") }) {
+                #expect(file.contains("\(story)/v5/"), "\(annotation)")
+            }
+        }
     }
 }

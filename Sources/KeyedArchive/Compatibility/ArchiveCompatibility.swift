@@ -79,6 +79,8 @@ public struct ArchiveCompatibility: Sendable {
         public internal(set) var exampleArchive: String?
         /// The key path in ``exampleArchive`` where the change shows (`root.airplanes[1].wingspan`).
         public internal(set) var exampleKeyPath: String?
+        /// Whether ``exampleArchive`` is one of the new side's archives.
+        var exampleIsNew = false
         /// What breaks, and the fix: an alias, `decodeIfPresent`, a default, a migration.
         public let advice: String
 
@@ -98,9 +100,16 @@ public struct ArchiveCompatibility: Sendable {
             !isWarning && breaks.contains { mode.directions.contains($0) }
         }
 
-        /// Whether `pattern` (a rule's name, a class, or `Class.key`) names this change.
+        /// Whether `pattern` names this change: a rule's name, a class, `Class.key`, or a rule
+        /// and a class or key (`keyRemoved:Airplane.licenses`), which names only that kind of
+        /// change there. A class is matched by its own name only: `Airplane.wingspan` does not
+        /// name a change to `Glider.wingspan`, even where `Glider` is a kind of `Airplane`.
         public func matches(_ pattern: String) -> Bool {
-            pattern == rule.rawValue || pattern == className || pattern == location
+            if let colon = pattern.firstIndex(of: ":"), let named = ArchiveCompatibilityRule(rawValue: String(pattern[..<colon])) {
+                let target = pattern[pattern.index(after: colon)...]
+                return named == rule && (target == className || target == location)
+            }
+            return pattern == rule.rawValue || pattern == className || pattern == location
         }
     }
 
@@ -108,10 +117,15 @@ public struct ArchiveCompatibility: Sendable {
     public let oldName: String
     /// How reports name the new side.
     public let newName: String
+    /// The new side's first archive, when it was inferred from archives: where a GitHub
+    /// annotation points for a change whose example is on the old side.
+    let newArchiveName: String?
     /// Every change, ordered by class, key and rule.
     public internal(set) var changes: [Change]
     /// How many changes were taken out by ``ignoring(_:)``.
     public internal(set) var ignoredCount = 0
+    /// How many changes a report's decisions accepted (``ArchiveCompatibilityDecisions``).
+    public internal(set) var acceptedCount = 0
     /// What an ignore pattern may name here: every rule, and each side's classes and
     /// `Class.key`s (for the nearest name to a pattern that matches nothing).
     let nameablePatterns: Set<String>
@@ -120,6 +134,7 @@ public struct ArchiveCompatibility: Sendable {
     public init(old: ArchiveSchemaSource, new: ArchiveSchemaSource) {
         oldName = old.name
         newName = new.name
+        newArchiveName = new.archives.first?.name
         var comparison = ArchiveCompatibilityComparison(old: old.schema, new: new.schema)
         comparison.compare()
         changes = ArchiveCompatibilityExamples.resolve(comparison.found, old: old, new: new)

@@ -19,6 +19,7 @@ enum ArchiveCompatibilityExamples {
                     for index in waiting[query] ?? [] {
                         changes[index].exampleArchive = archive.name
                         changes[index].exampleKeyPath = path
+                        changes[index].exampleIsNew = side == .new
                     }
                     waiting[query] = nil
                 }

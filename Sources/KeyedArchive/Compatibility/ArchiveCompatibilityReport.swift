@@ -13,21 +13,114 @@ public struct ArchiveCompatibilityReport: Sendable {
     /// `…_TRANSITIVE`), rather than one.
     public let isTransitive: Bool
 
-    /// A report of `comparisons` under `mode`, without the changes `ignoring` names (rule
-    /// names, classes, or `Class.key`).
-    public init(_ comparisons: [ArchiveCompatibility], mode: ArchiveCompatibility.Mode = .full, transitive: Bool = false, ignoring: [String] = []) {
-        self.comparisons = comparisons.map { $0.ignoring(ignoring) }
+    /// A report of `comparisons` under `mode`, without the changes `ignoring` names and those
+    /// `decisions` accept (see ``ArchiveCompatibilityDecisions`` for the patterns), which are
+    /// listed once, with their reasons, instead of failing.
+    public init(_ comparisons: [ArchiveCompatibility], mode: ArchiveCompatibility.Mode = .full, transitive: Bool = false, ignoring: [String] = [],
+                decisions: ArchiveCompatibilityDecisions = ArchiveCompatibilityDecisions()) {
         self.mode = mode
         isTransitive = transitive
+        self.decisions = decisions
+        let names = comparisons.reduce(into: Set<String>()) { $0.formUnion($1.nameablePatterns) }
         var unmatched: [UnmatchedIgnore] = []
+        var covered: [PatternCoverage] = []
         var seen: Set<String> = []
         for pattern in ignoring where seen.insert(pattern).inserted {
-            guard !comparisons.contains(where: { $0.changes.contains { $0.matches(pattern) } }) else { continue }
-            let names = comparisons.reduce(into: Set<String>()) { $0.formUnion($1.nameablePatterns) }
-            unmatched.append(UnmatchedIgnore(pattern: pattern, nearest: Self.nearest(to: pattern, among: names)))
+            var matched: [(ArchiveCompatibility.Change, String)] = []
+            for comparison in comparisons {
+                for change in comparison.changes where change.matches(pattern) { matched.append((change, comparison.oldName)) }
+            }
+            if matched.isEmpty {
+                unmatched.append(UnmatchedIgnore(pattern: pattern, nearest: Self.nearest(to: pattern, among: names),
+                                                 sameKeyElsewhere: Self.sameKey(as: pattern, in: comparisons)))
+            } else {
+                covered.append(PatternCoverage(pattern: pattern, reason: nil, line: 0, changes: matched))
+            }
         }
         unmatchedIgnores = unmatched
+        var kept = comparisons.map { $0.ignoring(ignoring) }
+        var accepted: [String: [(ArchiveCompatibility.Change, String)]] = [:]
+        for index in kept.indices {
+            var remaining: [ArchiveCompatibility.Change] = []
+            for change in kept[index].changes {
+                if let decision = decisions.decision(accepting: change) {
+                    accepted[decision.pattern, default: []].append((change, kept[index].oldName))
+                } else {
+                    remaining.append(change)
+                }
+            }
+            kept[index].acceptedCount = kept[index].changes.count - remaining.count
+            kept[index].changes = remaining
+        }
+        self.comparisons = kept
+        var unknown: [UnmatchedIgnore] = []
+        for decision in decisions.decisions {
+            if let matched = accepted[decision.pattern] {
+                covered.append(PatternCoverage(pattern: decision.pattern, reason: decision.reason, line: decision.line, changes: matched))
+                continue
+            }
+            let target = ArchiveCompatibility.Change.target(of: decision.pattern)
+            guard !names.contains(target) else { continue }
+            unknown.append(UnmatchedIgnore(pattern: decision.pattern, nearest: Self.nearest(to: target, among: names),
+                                           sameKeyElsewhere: Self.sameKey(as: target, in: comparisons)))
+        }
+        coverage = covered
+        unknownDecisions = unknown
     }
+
+    /// The changes of other classes whose key a `Class.key` pattern ends with: a superclass's
+    /// key given for its subclasses' changes, or a class's old name after a rename.
+    static func sameKey(as pattern: String, in comparisons: [ArchiveCompatibility]) -> [String] {
+        var found: [String] = []
+        for comparison in comparisons {
+            for change in comparison.changes {
+                guard let key = change.key, change.location != pattern, pattern.hasSuffix("." + key), !found.contains(change.location) else { continue }
+                found.append(change.location)
+            }
+        }
+        return found.sorted()
+    }
+
+    /// The decisions read (empty when none were given).
+    public let decisions: ArchiveCompatibilityDecisions
+
+    /// What one ignore pattern or decision took out of the report: every change it matched,
+    /// with the old version it was found against, so that a pattern naming a class says which
+    /// changes that covers.
+    public struct PatternCoverage: Sendable {
+        /// The pattern as given.
+        public let pattern: String
+        /// The decision's reason; nil for an `ignoring:` pattern.
+        public let reason: String?
+        /// The decision's line in its file; 0 for an `ignoring:` pattern.
+        public let line: Int
+        /// The changes matched, each with the name of the old version it was found against.
+        public let changes: [(change: ArchiveCompatibility.Change, against: String)]
+
+        /// `Airplane (a class): 3 changes — keyAdded Airplane.seats, …; against v1, v2`.
+        public var summary: String {
+            var kinds: [String] = []
+            for (change, _) in changes where !kinds.contains("\(change.rule.rawValue) \(change.location)") {
+                kinds.append("\(change.rule.rawValue) \(change.location)")
+            }
+            var versions: [String] = []
+            for (_, against) in changes where !versions.contains(against) { versions.append(against) }
+            let what = pattern.contains(":") ? "" : pattern.contains(".") ? "" : ArchiveCompatibilityRule(rawValue: pattern) != nil ? " (a rule: every change of that kind)" : " (a class: every change to it and its keys)"
+            var text = "\(pattern.escapedForMessage)\(what): \(kinds.count) change\(kinds.count == 1 ? "" : "s")"
+            text += " — " + kinds.prefix(6).map(\.escapedForMessage).joined(separator: ", ") + (kinds.count > 6 ? ", …" : "")
+            text += "; against " + versions.map(\.escapedForMessage).joined(separator: ", ")
+            if let reason { text += "; why: " + reason.escapedForMessage }
+            return text
+        }
+    }
+
+    /// What each ignore pattern and each decision that matched took out, ignore patterns first,
+    /// then decisions in file order.
+    public let coverage: [PatternCoverage]
+
+    /// Decisions that match no change and name a class or key neither side has: most likely a
+    /// typo or an old name (reported, not failed: the file serves every version).
+    public let unknownDecisions: [UnmatchedIgnore]
 
     /// An ignore pattern that names no change of any comparison: a typo, a list in one
     /// argument, a superclass's key for its subclasses', an old name after a rename — or a
@@ -38,11 +131,26 @@ public struct ArchiveCompatibilityReport: Sendable {
         public let pattern: String
         /// The rule, class or `Class.key` of either side nearest to it, if any is near.
         public let nearest: String?
+        /// Changes to the same key on other classes (`Glider.wingspan` for a pattern
+        /// `Airplane.wingspan`): a pattern names one class, never its subclasses.
+        public let sameKeyElsewhere: [String]
+
+        init(pattern: String, nearest: String?, sameKeyElsewhere: [String] = []) {
+            self.pattern = pattern
+            self.nearest = nearest
+            self.sameKeyElsewhere = sameKeyElsewhere
+        }
 
         /// `ignore pattern "Pilot.rnak" matches no change (nearest: Pilot.rank)`.
         public var description: String {
-            "ignore pattern \"\(pattern.escapedForMessage)\" matches no change" + (nearest.map { " (nearest: \($0.escapedForMessage))" } ?? "")
-                + "; remove it: a pattern that matches nothing would hide a later break on what it names"
+            var text = "ignore pattern \"\(pattern.escapedForMessage)\" matches no change"
+            if !sameKeyElsewhere.isEmpty {
+                text += "; a pattern names one class, not its subclasses or other names: the key changed on "
+                    + sameKeyElsewhere.map(\.escapedForMessage).joined(separator: ", ") + " (name each)"
+            } else if let nearest {
+                text += " (nearest: \(nearest.escapedForMessage))"
+            }
+            return text + "; remove it: a pattern that matches nothing would hide a later break on what it names"
         }
     }
 
@@ -103,6 +211,7 @@ public struct ArchiveCompatibilityReport: Sendable {
     public func verdict(of comparison: ArchiveCompatibility? = nil) -> String {
         let changes = comparison.map { $0.changes } ?? comparisons.flatMap(\.changes)
         let ignored = comparison.map { $0.ignoredCount } ?? comparisons.reduce(0) { $0 + $1.ignoredCount }
+        let accepted = comparison.map { $0.acceptedCount } ?? comparisons.reduce(0) { $0 + $1.acceptedCount }
         let compatible = comparison.map { $0.isCompatible(under: mode) } ?? isCompatible
         let breaking = changes.filter { $0.isBreaking(under: mode) }.count
         let warnings = changes.filter(\.isWarning).count
@@ -118,6 +227,7 @@ public struct ArchiveCompatibilityReport: Sendable {
             if warnings > 0 { parts.append("\(warnings) warning\(warnings == 1 ? "" : "s")") }
         }
         if ignored > 0 { parts.append("\(ignored) ignored") }
+        if accepted > 0 { parts.append("\(accepted) accepted by decisions") }
         return text + parts.joined(separator: ", ")
     }
 
@@ -129,6 +239,18 @@ public struct ArchiveCompatibilityReport: Sendable {
             if comparisons.count > 1 || isTransitive { text += "against \(comparison.oldName.escapedForMessage)\n" }
             for change in comparison.changes { text += line(change) + "\n" }
             if comparisons.count > 1 || isTransitive { text += "  " + verdict(of: comparison) + "\n" }
+        }
+        let ignored = coverage.filter { $0.reason == nil }, accepted = coverage.filter { $0.reason != nil }
+        if !ignored.isEmpty {
+            text += "ignored (ignoring:/--ignore):\n" + ignored.map { "  " + $0.summary + "\n" }.joined()
+        }
+        if !accepted.isEmpty {
+            text += "accepted by \(decisions.source.isEmpty ? "decisions" : decisions.source.escapedForMessage):\n"
+                + accepted.map { "  " + $0.summary + " (line \($0.line))\n" }.joined()
+        }
+        for unknown in unknownDecisions {
+            text += "note: decision \"\(unknown.pattern.escapedForMessage)\" names nothing either side has"
+                + (unknown.nearest.map { " (nearest: \($0.escapedForMessage))" } ?? "") + "\n"
         }
         return text + verdict() + "\n"
     }
@@ -156,6 +278,15 @@ public struct ArchiveCompatibilityReport: Sendable {
             }
         }
         out += lines.isEmpty ? "],\n" : "\n    " + lines.joined(separator: ",\n    ") + "\n  ],\n"
+        var acceptedItems: [String] = []
+        for covered in coverage {
+            guard let reason = covered.reason else { continue }
+            for (change, against) in covered.changes {
+                acceptedItems.append("{\"pattern\": \(string(covered.pattern)), \"reason\": \(string(reason)), \"line\": \(covered.line), "
+                    + "\"rule\": \(string(change.rule.rawValue)), \"class\": \(string(change.className)), \"key\": \(string(change.key)), \"against\": \(string(against))}")
+            }
+        }
+        out += "  \"accepted\": [" + (acceptedItems.isEmpty ? "" : "\n    " + acceptedItems.joined(separator: ",\n    ") + "\n  ") + "],\n"
         out += "  \"ignored\": \(comparisons.reduce(0) { $0 + $1.ignoredCount })\n}\n"
         return out
     }
@@ -191,16 +322,32 @@ public struct ArchiveCompatibilityReport: Sendable {
 
     /// The report as GitHub Actions workflow commands: `::error` for a change that breaks under
     /// the mode, `::warning` for a warning or a break the mode does not check, `::notice` for
-    /// a compatible change, each on the example archive when there is one; then the verdict.
+    /// a compatible change; then the verdict. A change found against several old versions (the
+    /// transitive modes) is one annotation naming them all. Each points at the new side — the
+    /// code under review: at the change's example when that is a new archive, else at the new
+    /// side's first archive (none when the new side is a schema file).
     public var githubDescription: String {
         var out = ""
+        var order: [String] = []
+        var grouped: [String: (change: ArchiveCompatibility.Change, file: String?, against: [String])] = [:]
         for comparison in comparisons {
             for change in comparison.changes {
-                let level = change.isBreaking(under: mode) ? "error" : (change.isWarning || !change.breaks.isEmpty) ? "warning" : "notice"
-                var properties = ["title=\(Self.githubProperty("keyedarchive compat: \(change.rule.rawValue)"))"]
-                if let file = change.exampleArchive { properties.insert("file=\(Self.githubProperty(file))", at: 0) }
-                out += "::\(level) \(properties.joined(separator: ","))::\(Self.githubData(line(change)))\n"
+                let identity = "\(change.rule.rawValue)\u{0}\(change.location)\u{0}\(change.new)"
+                if grouped[identity] == nil {
+                    order.append(identity)
+                    grouped[identity] = (change, change.exampleIsNew ? change.exampleArchive : comparison.newArchiveName, [])
+                }
+                grouped[identity]?.against.append(comparison.oldName)
             }
+        }
+        for identity in order {
+            guard let (change, file, against) = grouped[identity] else { continue }
+            let level = change.isBreaking(under: mode) ? "error" : (change.isWarning || !change.breaks.isEmpty) ? "warning" : "notice"
+            var properties = ["title=\(Self.githubProperty("keyedarchive compat: \(change.rule.rawValue)"))"]
+            if let file { properties.insert("file=\(Self.githubProperty(file))", at: 0) }
+            var message = line(change)
+            if comparisons.count > 1 { message += "  (against \(against.joined(separator: ", ")))" }
+            out += "::\(level) \(properties.joined(separator: ","))::\(Self.githubData(message))\n"
         }
         return out + verdict() + "\n"
     }

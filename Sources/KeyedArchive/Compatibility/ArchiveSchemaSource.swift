@@ -166,7 +166,7 @@ public struct ArchiveSchemaSource: Sendable {
         return index < bytes.count && bytes[index] == UInt8(ascii: "<")
     }
 
-    private static func readFile(_ path: String) throws(ArchiveSchemaSourceError) -> [UInt8] {
+    static func readFile(_ path: String) throws(ArchiveSchemaSourceError) -> [UInt8] {
         // A FIFO or a device would block or never end: only regular files (or links to them).
         guard fileType(path, followingLinks: true) == .typeRegular else {
             throw ArchiveSchemaSourceError(.unreadable, "not a readable regular file", file: path)
@@ -203,6 +203,9 @@ public struct ArchiveSchemaSourceError: Error, Hashable, Sendable, CustomStringC
         public static let invalidSchemaFile = Code(rawValue: "invalidSchemaFile")
         /// A folder with no keyed archive and no schema file in it.
         public static let noArchives = Code(rawValue: "noArchives")
+        /// A `compat-decisions.txt` that does not read (``ArchiveSchemaSourceError/schemaFileError``
+        /// says which line and why).
+        public static let invalidDecisions = Code(rawValue: "invalidDecisions")
     }
 
     /// What kind of fault this is.
@@ -235,5 +238,31 @@ public struct ArchiveSchemaSourceError: Error, Hashable, Sendable, CustomStringC
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
         hasher.combine(file)
+    }
+}
+
+extension ArchiveCompatibilityDecisions {
+    /// The decisions file for an old side at `oldPath`: ``fileName`` in the folder holding it (a
+    /// contract's folder, or the folder that holds a fixtures folder), when there is one there.
+    public static func file(besideOldSide oldPath: String) -> String? {
+        guard oldPath != "-" else { return nil }
+        let folder = URL(fileURLWithPath: oldPath).standardizedFileURL.deletingLastPathComponent()
+        let candidate = folder.appendingPathComponent(fileName).path
+        return FileManager.default.fileExists(atPath: candidate) ? candidate : nil
+    }
+
+    /// The decisions of the file at `path`.
+    /// - Throws: ``ArchiveSchemaSourceError``: ``ArchiveSchemaSourceError/Code/unreadable``, or
+    ///   ``ArchiveSchemaSourceError/Code/invalidDecisions`` with the line at fault.
+    public init(contentsOfFile path: String) throws(ArchiveSchemaSourceError) {
+        let bytes = try ArchiveSchemaSource.readFile(path)
+        guard let text = XMLTextValidation.string(validating: bytes) else {
+            throw ArchiveSchemaSourceError(.invalidDecisions, "not UTF-8 text", file: path)
+        }
+        do {
+            try self.init(text: text, source: path)
+        } catch {
+            throw ArchiveSchemaSourceError(.invalidDecisions, error.description, file: path, schemaFileError: error)
+        }
     }
 }

@@ -182,8 +182,21 @@ extension ArchiveExpectations {
         let leftAlone = recording.mode == .failed || recording.mode == .all
             ? "\(recording) left the contract \(location.path) as it was: a contract is a reference, never rewritten by a test run"
             : nil
+        // The team's decisions, kept beside the contracts, apply to every expectation alike.
+        var decisions = ArchiveCompatibilityDecisions()
+        if let path = ArchiveCompatibilityDecisions.file(besideOldSide: location.path) {
+            do {
+                decisions = try ArchiveCompatibilityDecisions(contentsOfFile: path)
+            } catch {
+                return "the decisions beside the contract \(location.path) do not read: \(error)"
+            }
+        }
         let report = ArchiveCompatibilityReport([ArchiveCompatibility(old: ArchiveSchemaSource(name: location.path, schema: committed), new: current)],
-                                                mode: mode, ignoring: ignoring)
+                                                mode: mode, ignoring: ignoring, decisions: decisions)
+        for unknown in report.unknownDecisions {
+            print("KeyedArchiveTesting: decision \(unknown.pattern) in \(decisions.source) names nothing the contract \(location.path) or \(subject) has"
+                  + (unknown.nearest.map { " (nearest: \($0))" } ?? ""))
+        }
         // An ignore that matches nothing fails the expectation: it would hide a later break.
         guard report.unmatchedIgnores.isEmpty else {
             return (["\(subject) against the contract \(location.path): an ignore pattern matches no change"]
