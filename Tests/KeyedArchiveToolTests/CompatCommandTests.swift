@@ -22,7 +22,8 @@ import Testing
         let run = try Self.run(["--against", "\(Self.rules)/key-added/old", "\(Self.rules)/key-added/new"])
         #expect(run.status == 1, "\(run.error)")
         #expect(Self.text(run) == """
-            key-added  breaks backward  Pilot.rank  absent → required NSString  at Fixtures/compat/rules/key-added/new/amelia.plist: root.rank  — new readers that decode "rank" with decode(_:forKey:) fail on old archives, which lack it: decode it with decodeIfPresent and a default
+            key-added  breaks backward  Pilot.rank  absent → required (2 of 2) NSString  at Fixtures/compat/rules/key-added/new/amelia.plist: root.rank  — new readers that decode "rank" with decode(_:forKey:) fail on old archives, which lack it: decode it with decodeIfPresent and a default
+            note: few samples, so "required" may be chance: Pilot: 2 instances in the old side; Pilot: 2 instances in the new side. Keep at least 3 instances of each class in a contract's archives
             incompatible under full: 1 change, 1 breaking
 
             """)
@@ -180,7 +181,7 @@ import Testing
         try schema.output.write(to: contract)
         let run = try Self.run(["--against", contract.path, "\(Self.rules)/key-added/new"])
         #expect(run.status == 1)
-        #expect(Self.text(run).hasPrefix("key-added  breaks backward  Pilot.rank  absent → required NSString  at Fixtures/compat/rules/key-added/new/amelia.plist: root.rank"))
+        #expect(Self.text(run).hasPrefix("key-added  breaks backward  Pilot.rank  absent → required (2 of 2) NSString  at Fixtures/compat/rules/key-added/new/amelia.plist: root.rank"))
         let piped = try Self.run(["--against", "-", "\(Self.rules)/key-added/new"], input: schema.output)
         #expect(piped.output == run.output)
         // A contract merged from both versions: the key is optional in it, so no one breaks.
@@ -331,5 +332,20 @@ import Testing
                 #expect(file.contains("\(story)/v5/"), "\(annotation)")
             }
         }
+    }
+
+    /// Presence carries its evidence and never contradicts the advice: a key written every time
+    /// but sometimes `$null` is optional, said so with both counts; a required key says on how
+    /// many samples; a failing verdict that rests on fewer than three instances says so.
+    @Test func presenceShowsItsEvidence() throws {
+        let run = try Self.run(["--against", "\(Self.rules)/key-added/old", "\(Self.rules)/null-added/new"])
+        let lines = Self.text(run).split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("key-added  compatible  Pilot.nickname  absent → optional (written 2 of 2, $null in 1) $null | NSString  at ") && $0.contains("treat it as optional") },
+                "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("key-removed  breaks forward  Pilot.hours  required (2 of 2) int8 → absent") })
+        #expect(lines.contains("note: few samples, so \"required\" may be chance: Pilot: 2 instances in the old side; Pilot: 2 instances in the new side. Keep at least 3 instances of each class in a contract's archives"))
+        // A compatible report has nothing resting on it, and says nothing.
+        let compatible = try Self.run(["--against", "\(Self.rules)/key-added/old", "\(Self.rules)/key-added/new", "--mode", "forward"])
+        #expect(!Self.text(compatible).contains("few samples"))
     }
 }

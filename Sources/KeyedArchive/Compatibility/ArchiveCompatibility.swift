@@ -126,6 +126,31 @@ public struct ArchiveCompatibility: Sendable {
     public internal(set) var ignoredCount = 0
     /// How many changes a report's decisions accepted (``ArchiveCompatibilityDecisions``).
     public internal(set) var acceptedCount = 0
+    /// How many instances of a class a schema should hold before its "required" is trusted:
+    /// a key every sample has is called required, and with one or two samples that is chance as
+    /// often as design (Docs/Compatibility.md, "How many samples to keep").
+    public static let recommendedInstanceCount = 3
+
+    /// A model class one side holds fewer than ``recommendedInstanceCount`` instances of, so
+    /// that its keys' "required" rests on little evidence.
+    public struct FewSamples: Hashable, Sendable, CustomStringConvertible {
+        /// Whether it is the old side's (the contract's) class.
+        public let isOld: Bool
+        /// The archived class name.
+        public let className: String
+        /// Its instances on that side.
+        public let instanceCount: Int
+
+        /// `FleetApp.Pilot: 1 instance in the old side`.
+        public var description: String {
+            "\(className.escapedForMessage): \(instanceCount) instance\(instanceCount == 1 ? "" : "s") in the \(isOld ? "old" : "new") side"
+        }
+    }
+
+    /// The model classes with keys that either side holds fewer than
+    /// ``recommendedInstanceCount`` instances of, old side first.
+    public let fewSamples: [FewSamples]
+
     /// What an ignore pattern may name here: every rule, and each side's classes and
     /// `Class.key`s (for the nearest name to a pattern that matches nothing).
     let nameablePatterns: Set<String>
@@ -137,6 +162,13 @@ public struct ArchiveCompatibility: Sendable {
         newArchiveName = new.archives.first?.name
         var comparison = ArchiveCompatibilityComparison(old: old.schema, new: new.schema)
         comparison.compare()
+        var few: [FewSamples] = []
+        for (isOld, schema) in [(true, old.schema), (false, new.schema)] {
+            for type in schema.classes where type.isModel && !type.keys.isEmpty && type.instanceCount > 0 && type.instanceCount < Self.recommendedInstanceCount {
+                few.append(FewSamples(isOld: isOld, className: type.name, instanceCount: type.instanceCount))
+            }
+        }
+        fewSamples = few
         changes = ArchiveCompatibilityExamples.resolve(comparison.found, old: old, new: new)
         var names = Set(ArchiveCompatibilityRule.allCases.map(\.rawValue))
         for schema in [old.schema, new.schema] {

@@ -289,8 +289,13 @@ struct ArchiveCompatibilityComparison {
         key.presentCount >= total && key.kinds.counts[.null] == nil
     }
 
+    /// How a version treats a key, with the evidence: `required (4 of 4)` — written on every
+    /// instance seen, never `$null`, so readers may require it (on the strength of 4 samples);
+    /// `optional (written 4 of 4, $null in 1)`; `optional (3 of 4)`.
     static func presence(_ key: ArchiveSchema.Key, total: Int) -> String {
-        key.presentCount >= total ? "required" : "optional (\(key.presentCount) of \(total))"
+        guard key.presentCount >= total else { return "optional (\(key.presentCount) of \(total))" }
+        if let nulls = key.kinds.counts[.null], nulls > 0 { return "optional (written \(key.presentCount) of \(total), $null in \(nulls))" }
+        return "required (\(key.presentCount) of \(total))"
     }
 
     static func describe(_ key: ArchiveSchema.Key, total: Int) -> String {

@@ -248,6 +248,17 @@ public struct ArchiveCompatibilityReport: Sendable {
             text += "accepted by \(decisions.source.isEmpty ? "decisions" : decisions.source.escapedForMessage):\n"
                 + accepted.map { "  " + $0.summary + " (line \($0.line))\n" }.joined()
         }
+        // Only where a failing verdict rests on it: a key called required on one or two samples.
+        let presenceRules: Set<ArchiveCompatibilityRule> = [.keyAdded, .keyRemoved, .keyBecameOptional, .keyBecameRequired, .nullAdded, .nullRemoved]
+        var few: [String] = []
+        for comparison in comparisons {
+            let resting = Set(comparison.changes.filter { presenceRules.contains($0.rule) && $0.isBreaking(under: mode) }.map(\.className))
+            for sample in comparison.fewSamples where resting.contains(sample.className) && !few.contains(sample.description) { few.append(sample.description) }
+        }
+        if !few.isEmpty {
+            text += "note: few samples, so \"required\" may be chance: " + few.prefix(8).joined(separator: "; ") + (few.count > 8 ? "; …" : "")
+                + ". Keep at least \(ArchiveCompatibility.recommendedInstanceCount) instances of each class in a contract's archives\n"
+        }
         for unknown in unknownDecisions {
             text += "note: decision \"\(unknown.pattern.escapedForMessage)\" names nothing either side has"
                 + (unknown.nearest.map { " (nearest: \($0.escapedForMessage))" } ?? "") + "\n"
