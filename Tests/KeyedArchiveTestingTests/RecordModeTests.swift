@@ -41,7 +41,7 @@ import Testing
         case .call: ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: path, record: mode)
         case .scope: withArchiveRecording(mode) { ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: path) }
         }
-        let setBy = origin == .call ? "set by the call" : "set by withArchiveRecording"
+        let setBy = origin == .call ? "set by the call" : "set by an .archiveRecording trait or withArchiveRecording"
         let after = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let diffLine = "  root.airframeHours: value changed: integer 41 → integer 40"
         switch (mode, state) {
@@ -116,7 +116,7 @@ import Testing
             withKnownIssue {
                 expectArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: missing)
             } matching: { issue in
-                issue.comments.map(\.rawValue) == ["fixture not found: \(missing) (given as an absolute path); record mode never (set by withArchiveRecording) does not write it"]
+                issue.comments.map(\.rawValue) == ["fixture not found: \(missing) (given as an absolute path); record mode never (set by an .archiveRecording trait or withArchiveRecording) does not write it"]
             }
         }
         #expect(!FileManager.default.fileExists(atPath: missing))
@@ -124,7 +124,7 @@ import Testing
         let message = await withArchiveRecording(.failed) {
             await Task { ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: path) }.value
         }
-        #expect(message?.hasSuffix("because of the record mode failed (set by withArchiveRecording); review the change, check it in and run the test again") == true)
+        #expect(message?.hasSuffix("because of the record mode failed (set by an .archiveRecording trait or withArchiveRecording); review the change, check it in and run the test again") == true)
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == KeyedArchiver.archive(cessna, registry: Fixtures.registry))
         // The call's mode wins over the scope's.
         try Data(before ?? []).write(to: URL(fileURLWithPath: path))
@@ -138,7 +138,7 @@ import Testing
     @Test(.archiveRecording(.never)) func traitSetsTheScope() throws {
         let missing = try Fixtures.directory().appendingPathComponent("missing.plist").path
         #expect(ArchiveExpectations.checkArchiveSnapshot(of: cessna, registry: Fixtures.registry, fixture: missing)?
-            .hasSuffix("record mode never (set by withArchiveRecording) does not write it") == true)
+            .hasSuffix("record mode never (set by an .archiveRecording trait or withArchiveRecording) does not write it") == true)
         #expect(!FileManager.default.fileExists(atPath: missing))
     }
 

@@ -172,10 +172,11 @@ extension ArchiveExpectations {
                 + "record mode (\(recording)): record it on purpose, review it and check it in: \(howToRecord)"
         }
         let committed: ArchiveSchema
+        guard let contractData = FileManager.default.contents(atPath: location.path) else {
+            return "could not read the contract \(location.path) (\(location.origin)): not a readable file"
+        }
         do {
-            committed = try ArchiveSchema(jsonFile: try ArchiveFixtureFile(reading: location).bytes)
-        } catch let error as ArchiveFixtureError {
-            return error.message
+            committed = try ArchiveSchema(jsonFile: [UInt8](contractData))
         } catch {
             return "the contract \(location.path) is not a readable schema file: \(error)"
         }
@@ -271,7 +272,7 @@ extension ArchiveExpectations {
         guard !FileManager.default.fileExists(atPath: location.path) else {
             throw ArchiveFixtureError("\(location.path) is there already: a contract is never replaced; record this version's under a new name")
         }
-        let message = ArchiveRecording.write(Array(schema.jsonDescription.utf8), at: location, why: "it was asked for", then: "review it and check it in")
+        let message = ArchiveRecording.write(Array(schema.jsonDescription.utf8), at: location, why: "it was asked for", then: "review it and check it in", kind: "contract")
         guard message.hasPrefix("recorded ") else { throw ArchiveFixtureError(message) }
         return location.path
     }

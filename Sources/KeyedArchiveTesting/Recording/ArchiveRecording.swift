@@ -57,11 +57,11 @@ public struct ArchiveRecording: Hashable, Sendable, CustomStringConvertible {
         return ArchiveRecording(mode: .missing, origin: .defaultMode)
     }
 
-    /// `record mode failed (from KEYEDARCHIVE_RECORD=failed)`, `record mode all (set by withArchiveRecording)`, ….
+    /// `record mode failed (from KEYEDARCHIVE_RECORD=failed)`, `record mode all (set by an .archiveRecording trait or withArchiveRecording)`, ….
     public var description: String {
         switch origin {
         case .call: return "record mode \(mode) (set by the call)"
-        case .scope: return "record mode \(mode) (set by withArchiveRecording)"
+        case .scope: return "record mode \(mode) (set by an .archiveRecording trait or withArchiveRecording)"
         case .environment(let value): return "record mode \(mode) (from \(ArchiveRecordMode.environmentVariable)=\(value.excerptForMessage(64)))"
         case .defaultMode: return "record mode \(mode) (the default)"
         }
@@ -108,17 +108,17 @@ public struct ArchiveRecording: Hashable, Sendable, CustomStringConvertible {
 
     /// Writes `bytes` at `location` (making its folders), and says so: `recorded PATH (N bytes)
     /// because WHY; THEN`, or why it could not.
-    static func write(_ bytes: [UInt8], at location: ArchiveFixtureLocation, why: String, then: String) -> String {
+    static func write(_ bytes: [UInt8], at location: ArchiveFixtureLocation, why: String, then: String, kind: String = "fixture") -> String {
         let url = URL(fileURLWithPath: location.path)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: location.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            return "could not write the fixture \(location.path): a folder is there"
+            return "could not write the \(kind) \(location.path): a folder is there"
         }
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(bytes).write(to: url, options: .atomic)
         } catch {
-            return "could not write the fixture \(location.path): \(error.localizedDescription)"
+            return "could not write the \(kind) \(location.path): \(error.localizedDescription)"
         }
         return "recorded \(location.path) (\(bytes.count) bytes) because \(why); \(then)"
     }
