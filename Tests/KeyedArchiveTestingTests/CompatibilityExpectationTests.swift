@@ -49,6 +49,27 @@ struct ContractPilotV2: KeyedArchivable {
     }
 }
 
+/// Another kind of archive the same app writes: a schedule of flights, with its own root.
+struct ContractSchedule: KeyedArchivable {
+    var flights: [String]
+    var day: Int
+
+    init(flights: [String], day: Int) {
+        self.flights = flights
+        self.day = day
+    }
+
+    init(from decoder: KeyedArchiveDecoder) throws {
+        flights = try decoder.decode([String].self, forKey: "flights")
+        day = try decoder.decode(Int.self, forKey: "day")
+    }
+
+    func encode(to encoder: KeyedArchiveEncoder) throws {
+        try encoder.encode(flights, forKey: "flights")
+        try encoder.encode(day, forKey: "day")
+    }
+}
+
 /// The compatibility expectation: a contract written when missing, the same lines `compat`
 /// prints on a breaking change, modes and ignores, each record mode's writing, a folder of
 /// fixtures, and a contract that does not read (never rewritten).
@@ -174,6 +195,37 @@ struct ContractPilotV2: KeyedArchivable {
         try Data("key-added:Pilot.rank\n".utf8).write(to: URL(fileURLWithPath: decisions))
         let message = try #require(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path)))
         #expect(message.hasPrefix("the decisions beside the contract \(path) do not read: \(decisions): invalidField at line 1: the decision key-added:Pilot.rank says no reason"), "\(message)")
+    }
+
+    /// One contract for several kinds of archive: a folder with a schema file per kind. Each
+    /// expectation compares like with like — the schedules with the schedules' contract, the
+    /// pilots with the pilots' — where one merged contract reported the other kind's classes as
+    /// removed and its root as changed (issue 43).
+    @Test func aContractFolderHoldsSeveralKinds() throws {
+        let directory = try Fixtures.directory()
+        let folder = directory.appendingPathComponent("v1")
+        var registry = Self.v1Registry
+        registry.register(ContractSchedule.self, className: "Schedule")
+        let schedules = [ContractSchedule(flights: ["LH400", "LH401"], day: 1), ContractSchedule(flights: ["BA117"], day: 2),
+                         ContractSchedule(flights: [], day: 3)]
+        try ArchiveExpectations.recordContract(of: v1, registry: registry, at: ArchiveFixtureLocation(folder.appendingPathComponent("pilots.schema.json").path))
+        try ArchiveExpectations.recordContract(of: schedules, registry: registry, at: ArchiveFixtureLocation(folder.appendingPathComponent("schedules.schema.json").path))
+
+        #expect(ArchiveExpectations.checkArchiveCompatible(of: schedules, registry: registry, contract: ArchiveFixtureLocation(folder.path)) == nil)
+        #expect(ArchiveExpectations.checkArchiveCompatible(of: v1, registry: registry, contract: ArchiveFixtureLocation(folder.path)) == nil)
+        // Pilots' v2 against the folder: the pilots' change only, and a note that the schedules were not compared.
+        var v2Registry = Self.v2Registry
+        v2Registry.register(ContractSchedule.self, className: "Schedule")
+        let message = try #require(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: v2Registry, contract: ArchiveFixtureLocation(folder.path)))
+        let lines = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.filter { $0.contains("  breaks ") || $0.contains("  compatible  ") }.map { $0.prefix { $0 != " " } } == ["key-added"], "\(message)")
+        #expect(lines.contains("note: compared like with like; the old side's archives of kind root=Schedule were not compared: the new side has none of that kind"), "\(message)")
+
+        // One merged contract of both kinds cannot tell them apart: what a contract per kind avoids.
+        let merged = directory.appendingPathComponent("merged.schema.json").path
+        try ArchiveExpectations.recordContract(fixturesIn: folder.path, at: ArchiveFixtureLocation(merged))
+        let mixed = try #require(ArchiveExpectations.checkArchiveCompatible(of: schedules, registry: registry, contract: ArchiveFixtureLocation(merged)))
+        #expect(mixed.contains("class-removed"), "\(mixed)")
     }
 
     /// No record mode writes or extends a released contract (issue 43: `all` once merged a new

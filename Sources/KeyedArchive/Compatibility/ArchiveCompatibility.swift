@@ -155,13 +155,55 @@ public struct ArchiveCompatibility: Sendable {
     /// `Class.key`s (for the nearest name to a pattern that matches nothing).
     let nameablePatterns: Set<String>
 
+    /// The kinds of archive (``ArchiveSchemaSource`` kinds: what `$top` refers to) the old side
+    /// holds that the new side has none of, so that they were not compared; empty when the old
+    /// side is of one kind.
+    public let uncomparedKinds: [String]
+
     /// Compares `new` with `old` (the schema of the version in users' hands).
+    ///
+    /// Like with like: when the old side holds archives of several kinds — a contract folder
+    /// with a schema file per kind, fixtures of pilots beside fixtures of schedules — each kind
+    /// of the new side is compared with the old side's archives of the same kind only, so that a
+    /// schedule archive is not reported as a pilot archive whose root changed. A new kind the old
+    /// side does not have (a renamed root class, say) is compared with the whole old side.
     public init(old: ArchiveSchemaSource, new: ArchiveSchemaSource) {
         oldName = old.name
         newName = new.name
         newArchiveName = new.archives.first?.name
-        var comparison = ArchiveCompatibilityComparison(old: old.schema, new: new.schema)
-        comparison.compare()
+        var pairs: [(old: ArchiveSchemaSource, new: ArchiveSchemaSource)] = [(old, new)]
+        var uncompared: [String] = []
+        let oldKinds = old.kinds
+        if oldKinds.count > 1 {
+            let newKinds = new.kinds
+            pairs = []
+            var againstAll = false
+            for kind in newKinds {
+                let newOfKind = newKinds.count == 1 ? new : new.restricted(to: kind.parts, name: new.name)
+                if let like = oldKinds.first(where: { $0.signature == kind.signature }) {
+                    pairs.append((old.restricted(to: like.parts, name: old.name), newOfKind))
+                } else {
+                    pairs.append((old, newOfKind))
+                    againstAll = true
+                }
+            }
+            if !againstAll {
+                uncompared = oldKinds.map(\.signature).filter { signature in !newKinds.contains { $0.signature == signature } }
+            }
+        }
+        uncomparedKinds = uncompared
+        var found: [Change] = []
+        for pair in pairs {
+            var comparison = ArchiveCompatibilityComparison(old: pair.old.schema, new: pair.new.schema)
+            comparison.compare()
+            found += ArchiveCompatibilityExamples.resolve(comparison.found, old: pair.old, new: pair.new)
+        }
+        if pairs.count > 1 {
+            // One change found in two kinds (a class both hold) is one change.
+            var seen: Set<String> = []
+            found = found.filter { seen.insert("\($0.rule.rawValue)\u{0}\($0.location)\u{0}\($0.old)\u{0}\($0.new)").inserted }
+            found.sort { ($0.className, $0.key ?? "", $0.rule.rawValue) < ($1.className, $1.key ?? "", $1.rule.rawValue) }
+        }
         var few: [FewSamples] = []
         for (isOld, schema) in [(true, old.schema), (false, new.schema)] {
             for type in schema.classes where type.isModel && !type.keys.isEmpty && type.instanceCount > 0 && type.instanceCount < Self.recommendedInstanceCount {
@@ -169,7 +211,7 @@ public struct ArchiveCompatibility: Sendable {
             }
         }
         fewSamples = few
-        changes = ArchiveCompatibilityExamples.resolve(comparison.found, old: old, new: new)
+        changes = found
         var names = Set(ArchiveCompatibilityRule.allCases.map(\.rawValue))
         for schema in [old.schema, new.schema] {
             for type in schema.classes {

@@ -259,6 +259,10 @@ public struct ArchiveCompatibilityReport: Sendable {
             text += "note: few samples, so \"required\" may be chance: " + few.prefix(8).joined(separator: "; ") + (few.count > 8 ? "; …" : "")
                 + ". Keep at least \(ArchiveCompatibility.recommendedInstanceCount) instances of each class in a contract's archives\n"
         }
+        for comparison in comparisons where !comparison.uncomparedKinds.isEmpty {
+            text += "note: compared like with like; the old side's archives of kind " + comparison.uncomparedKinds.map(\.escapedForMessage).joined(separator: "; ")
+                + " were not compared: the new side has none of that kind\n"
+        }
         for unknown in unknownDecisions {
             text += "note: decision \"\(unknown.pattern.escapedForMessage)\" names nothing either side has"
                 + (unknown.nearest.map { " (nearest: \($0.escapedForMessage))" } ?? "") + "\n"

@@ -27,12 +27,92 @@ public struct ArchiveSchemaSource: Sendable {
     /// Files in a folder that were passed over: neither a property list nor a schema file.
     public let skippedFiles: [String]
 
+    /// One input file as read: an archive (an index into ``archives``) or a schema file.
+    enum Part: Sendable {
+        case archive(Int, ArchiveFormat)
+        case schema(ArchiveSchema)
+    }
+
+    /// The inputs, in order, so that a side can be narrowed to the archives and schema files of
+    /// one kind (``kinds``).
+    let parts: [Part]
+
     /// A side that is `schema` alone (no archives, so no example key paths).
     public init(name: String, schema: ArchiveSchema) {
         self.name = name
         self.schema = schema
         archives = []
         skippedFiles = []
+        parts = [.schema(schema)]
+    }
+
+    private init(name: String, schema: ArchiveSchema, archives: [Archive], parts: [Part]) {
+        self.name = name
+        self.schema = schema
+        self.archives = archives
+        skippedFiles = []
+        self.parts = parts
+    }
+
+    /// The kinds of archive this side holds, each with the inputs of that kind, first seen
+    /// first. An archive's kind is what its `$top` keys refer to: `root=FleetApp.Pilot`, or
+    /// `root=NSArray<FleetApp.Flight>` for a collection (its elements' classes); a schema file
+    /// is one kind, its `$top` keys' (so a contract folder holding one schema file per kind keeps
+    /// them apart, where one merged schema file cannot).
+    var kinds: [(signature: String, parts: [Int])] {
+        var order: [String] = []
+        var members: [String: [Int]] = [:]
+        for (index, part) in parts.enumerated() {
+            let signature: String
+            switch part {
+            case .schema(let schema):
+                signature = Self.kindSignature(of: schema)
+            case .archive(let position, let format):
+                signature = Self.kindSignature(of: ArchiveSchema(graphs: [archives[position].graph], schemas: [], formats: [format], findingCycles: false))
+            }
+            if members[signature] == nil { order.append(signature) }
+            members[signature, default: []].append(index)
+        }
+        return order.map { ($0, members[$0] ?? []) }
+    }
+
+    /// `root=FleetApp.Pilot, backup=NSArray<FleetApp.Pilot>`: the classes each `$top` key refers
+    /// to, a Foundation collection with the classes of its elements.
+    static func kindSignature(of schema: ArchiveSchema) -> String {
+        func classes(_ key: ArchiveSchema.Key) -> [String] {
+            key.kinds.kinds.compactMap { if case .object(let name) = $0 { return name } else { return nil } }
+        }
+        var keys: [String] = []
+        for key in schema.topKeys.sorted(by: { ArchiveSchema.precedes($0.storedKey, $1.storedKey) }) {
+            var names: [String] = []
+            for name in classes(key).sorted(by: ArchiveSchema.precedes) {
+                guard let type = schema.class(named: name), type.isFoundation else { names.append(name); continue }
+                let elements = Set(type.keys.flatMap(classes)).sorted(by: ArchiveSchema.precedes)
+                names.append(elements.isEmpty ? name : "\(name)<\(elements.joined(separator: "|"))>")
+            }
+            if !names.isEmpty { keys.append("\(key.storedKey)=\(names.joined(separator: "|"))") }
+        }
+        return keys.joined(separator: ", ")
+    }
+
+    /// This side narrowed to the inputs at `indices` (of ``parts``), named `name`.
+    func restricted(to indices: [Int], name: String) -> ArchiveSchemaSource {
+        var graphs: [ArchiveGraph] = [], formats: [ArchiveFormat] = [], schemas: [ArchiveSchema] = []
+        var kept: [Archive] = [], keptParts: [Part] = []
+        for index in indices where parts.indices.contains(index) {
+            switch parts[index] {
+            case .schema(let schema):
+                schemas.append(schema)
+                keptParts.append(.schema(schema))
+            case .archive(let position, let format):
+                graphs.append(archives[position].graph)
+                formats.append(format)
+                keptParts.append(.archive(kept.count, format))
+                kept.append(archives[position])
+            }
+        }
+        return ArchiveSchemaSource(name: name, schema: ArchiveSchema(graphs: graphs, schemas: schemas, formats: formats, findingCycles: false),
+                                   archives: kept, parts: keptParts)
     }
 
     /// A side made of `files`: each is a keyed archive (binary or XML) or a schema file (JSON),
@@ -47,12 +127,14 @@ public struct ArchiveSchemaSource: Sendable {
         var formats: [ArchiveFormat] = []
         var schemas: [ArchiveSchema] = []
         var archives: [Archive] = []
+        var parts: [Part] = []
         for file in files {
             let graph: ArchiveGraph
             if PropertyListJSONReader.looksLikeJSON(file.bytes) {
                 switch Result(catching: { () throws(ArchiveSchemaFileError) in try ArchiveSchema(jsonFile: file.bytes) }) {
                 case .success(let schema):
                     schemas.append(schema)
+                    parts.append(.schema(schema))
                     continue
                 case .failure(let error) where error.code == .notASchema || error.code == .invalidJSON:
                     // Not a schema file: the canonical JSON of an archive (Docs/PlistJSON.md), or neither.
@@ -71,7 +153,9 @@ public struct ArchiveSchemaSource: Sendable {
                 }
             }
             graphs.append(graph)
-            formats.append(file.bytes.starts(with: Array("bplist".utf8)) || PropertyListJSONReader.looksLikeJSON(file.bytes) ? .binary : .xml)
+            let format: ArchiveFormat = file.bytes.starts(with: Array("bplist".utf8)) || PropertyListJSONReader.looksLikeJSON(file.bytes) ? .binary : .xml
+            formats.append(format)
+            parts.append(.archive(archives.count, format))
             archives.append(Archive(name: file.name, graph: graph))
         }
         self.name = name
@@ -79,6 +163,7 @@ public struct ArchiveSchemaSource: Sendable {
         schema = ArchiveSchema(graphs: graphs, schemas: schemas, formats: formats, findingCycles: false)
         self.archives = archives
         skippedFiles = skipped
+        self.parts = parts
     }
 
     /// The most bytes read from one file: 1 GiB, as the command-line tool reads.

@@ -167,18 +167,28 @@ extension ArchiveExpectations {
         } catch {
             return error.message
         }
-        guard location.exists else {
+        // A schema file, or a folder of them: one per kind of archive, compared like with like.
+        let isFolder = (try? FileManager.default.contentsOfDirectory(atPath: location.path)) != nil
+        guard location.exists || isFolder else {
             return "the contract \(location.path) does not exist (\(location.origin)); a test run never records a contract, in any "
                 + "record mode (\(recording)): record it on purpose, review it and check it in: \(howToRecord)"
         }
-        let committed: ArchiveSchema
-        guard let contractData = FileManager.default.contents(atPath: location.path) else {
-            return "could not read the contract \(location.path) (\(location.origin)): not a readable file"
-        }
-        do {
-            committed = try ArchiveSchema(jsonFile: [UInt8](contractData))
-        } catch {
-            return "the contract \(location.path) is not a readable schema file: \(error)"
+        let committed: ArchiveSchemaSource
+        if isFolder {
+            do {
+                committed = try ArchiveSchemaSource.load(path: location.path)
+            } catch {
+                return "the contract folder \(location.path) does not read: \(error)"
+            }
+        } else {
+            guard let contractData = FileManager.default.contents(atPath: location.path) else {
+                return "could not read the contract \(location.path) (\(location.origin)): not a readable file"
+            }
+            do {
+                committed = ArchiveSchemaSource(name: location.path, schema: try ArchiveSchema(jsonFile: [UInt8](contractData)))
+            } catch {
+                return "the contract \(location.path) is not a readable schema file: \(error)"
+            }
         }
         let leftAlone = recording.mode == .failed || recording.mode == .all
             ? "\(recording) left the contract \(location.path) as it was: a contract is a reference, never rewritten by a test run"
@@ -192,7 +202,7 @@ extension ArchiveExpectations {
                 return "the decisions beside the contract \(location.path) do not read: \(error)"
             }
         }
-        let report = ArchiveCompatibilityReport([ArchiveCompatibility(old: ArchiveSchemaSource(name: location.path, schema: committed), new: current)],
+        let report = ArchiveCompatibilityReport([ArchiveCompatibility(old: committed, new: current)],
                                                 mode: mode, ignoring: ignoring, decisions: decisions)
         for unknown in report.unknownDecisions {
             print("KeyedArchiveTesting: decision \(unknown.pattern) in \(decisions.source) names nothing the contract \(location.path) or \(subject) has"
