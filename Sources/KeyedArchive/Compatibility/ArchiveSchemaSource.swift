@@ -235,7 +235,7 @@ public struct ArchiveSchemaSource: Sendable {
     }
 
     /// The type of the file at `path` (of what a symbolic link points to, when following).
-    private static func fileType(_ path: String, followingLinks: Bool) -> FileAttributeType? {
+    static func fileType(_ path: String, followingLinks: Bool) -> FileAttributeType? {
         let manager = FileManager.default
         guard let type = (try? manager.attributesOfItem(atPath: path))?[.type] as? FileAttributeType else { return nil }
         guard followingLinks, type == .typeSymbolicLink else { return type }
@@ -331,9 +331,16 @@ extension ArchiveCompatibilityDecisions {
     /// contract's folder, or the folder that holds a fixtures folder), when there is one there.
     public static func file(besideOldSide oldPath: String) -> String? {
         guard oldPath != "-" else { return nil }
-        let folder = URL(fileURLWithPath: oldPath).standardizedFileURL.deletingLastPathComponent()
-        let candidate = folder.appendingPathComponent(fileName).path
-        return FileManager.default.fileExists(atPath: candidate) ? candidate : nil
+        // Worked out on the path as given, so that reports name the file as the user would.
+        var trimmed = Substring(oldPath)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        let candidate: String
+        if let slash = trimmed.lastIndex(of: "/") {
+            candidate = String(trimmed[...slash]) + fileName
+        } else {
+            candidate = trimmed == "." || trimmed == ".." ? "\(trimmed)/../\(fileName)" : fileName
+        }
+        return ArchiveSchemaSource.fileType(candidate, followingLinks: true) == .typeRegular ? candidate : nil
     }
 
     /// The decisions of the file at `path`.
