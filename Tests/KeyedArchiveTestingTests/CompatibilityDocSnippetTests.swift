@@ -114,4 +114,16 @@ struct StoryPilot: KeyedArchivable, Equatable {
             try ArchiveExpectations.recordContract(of: [amelia, bessie], registry: registry, at: ArchiveFixtureLocation("v2.schema.json", relativeTo: .folder(contracts)))
         }
     }
+
+    /// The decisions file the walk-through shows is the one in the repository, and the fix it
+    /// shows is the line `StoryPilot` decodes with.
+    @Test func theWalkThroughShowsTheRepositorysFiles() throws {
+        let document = try String(contentsOf: Self.packageRoot.appendingPathComponent("Docs/Compatibility.md"), encoding: .utf8)
+        let decisions = try String(contentsOf: Self.packageRoot.appendingPathComponent("Fixtures/compat/decisions/contracts/compat-decisions.txt"), encoding: .utf8)
+        #expect(document.contains("```\n" + decisions + "```\n"))
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let fix = "rank = try decoder.decodeIfPresent(String.self, forKey: \"rank\") ?? \"pilot\""
+        #expect(document.contains("```swift\n" + fix + "\n```"))
+        #expect(source.contains("        " + fix + "\n"))
+    }
 }
