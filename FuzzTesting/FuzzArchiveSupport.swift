@@ -11,7 +11,7 @@ enum FuzzArchiveOptions {
         options.propertyList = FuzzOptions.reading
         options.maximumExpansionCount = 1 << 18
         options.maximumVisitCount = 1 << 18
-        options.maximumElementCount = 1 << 18
+        options.maximumTotalElementCount = 1 << 18
         return options
     }()
 }

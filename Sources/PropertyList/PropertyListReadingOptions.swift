@@ -1,5 +1,11 @@
 /// Limits a reader enforces on untrusted input. Each guards against one kind of hostile file;
 /// defaults are generous enough for every Apple-made file we know of.
+///
+/// The limits of this package are named alike in every layer: `…Count` counts things,
+/// `…ByteCount` counts bytes, `…Length` is one value's length in the units its format stores it
+/// in (bytes, or characters of a binary string); a limit on one thing names the thing
+/// (`maximumCollectionElementCount`: the elements of one collection), and a budget over the whole
+/// input says so (`maximumTotalElementCount` of `ArchiveReadingOptions`, the `Expanded…` counts).
 public struct PropertyListReadingOptions: Hashable, Sendable {
     /// Deepest container nesting accepted. Default 512, Core Foundation's own XML limit
     /// (it is 128 on iOS). Guards the stack: readers recurse at most this deep.
@@ -9,7 +15,7 @@ public struct PropertyListReadingOptions: Hashable, Sendable {
     /// memory of the object table before any object is read).
     public var maximumObjectCount: Int = 64 << 20
     /// Most elements one array, set or dictionary may hold. Default 16 Mi.
-    public var maximumCollectionCount: Int = 16 << 20
+    public var maximumCollectionElementCount: Int = 16 << 20
     /// Most bytes (data) or characters (strings) in one value. Default 256 MiB.
     public var maximumValueLength: Int = 256 << 20
     /// Most values a binary file may expand to when its shared objects are copied into a

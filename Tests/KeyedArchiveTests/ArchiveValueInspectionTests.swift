@@ -481,14 +481,14 @@ import Testing
         #expect(code(deep) { $0.maximumDepth = 50 } == .depthLimitExceeded)
         #expect(code(deep) { $0.maximumDepth = 70 } == nil)
         let wide = try Self.archive([ArchiveGenericObject(classes: ["Wide", "NSObject"], fields: (0..<40).map { ("f\($0)", .inline(.integer(PropertyListInteger(Int64($0))))) })])
-        #expect(code(wide) { $0.maximumElementCount = 30 } == .budgetExceeded)
-        #expect(code(wide) { $0.maximumElementCount = 50 } == nil)
+        #expect(code(wide) { $0.maximumTotalElementCount = 30 } == .budgetExceeded)
+        #expect(code(wide) { $0.maximumTotalElementCount = 50 } == nil)
         let many = try Self.archive((0..<40).map { _ in ArchiveGenericObject(classes: ["Item", "NSObject"], fields: [("s", .object("x"))]) })
         #expect(code(many) { $0.maximumVisitCount = 50 } == .budgetExceeded)
         #expect(code(many) { $0.maximumVisitCount = 100 } == nil)
         // An inline array counts its elements against the element budget too.
         let inline = try Self.archive([ArchiveGenericObject(classes: ["Packed", "NSObject"], fields: [("list", .inline(.array((0..<40).map { .integer(PropertyListInteger(Int64($0))) })))])])
-        #expect(code(inline) { $0.maximumElementCount = 30 } == .budgetExceeded)
+        #expect(code(inline) { $0.maximumTotalElementCount = 30 } == .budgetExceeded)
     }
 
     /// 10,000 nested objects of an unknown class on small stacks: refused at the depth limit by

@@ -129,8 +129,8 @@ import Testing
             options.propertyList.maximumValueLength = limit
             variants.append(("maximumValueLength \(limit)", options))
             options = ArchiveReadingOptions()
-            options.propertyList.maximumCollectionCount = limit
-            variants.append(("maximumCollectionCount \(limit)", options))
+            options.propertyList.maximumCollectionElementCount = limit
+            variants.append(("maximumCollectionElementCount \(limit)", options))
         }
         for sample in samples {
             // Limits around the file's own sizes, where an off-by-one would show.

@@ -336,10 +336,10 @@ import Testing
         let bytes = try archiver.finish()
         #expect(bytes.count < 100_000)
         var options = ArchiveReadingOptions()
-        options.maximumElementCount = 30_000
+        options.maximumTotalElementCount = 30_000
         let paths = try KeyedUnarchiver.unarchive([IndexPath].self, from: bytes, registry: ArchiveRegistry(), options: options)
         #expect(paths.count == 2_000 && paths.allSatisfy { $0 == IndexPath(indexes: Array(0..<20_000)) })
-        options.maximumElementCount = 21_999
+        options.maximumTotalElementCount = 21_999
         #expect(throws: ArchiveError.self) { try KeyedUnarchiver.unarchive([IndexPath].self, from: bytes, registry: ArchiveRegistry(), options: options) }
     }
 

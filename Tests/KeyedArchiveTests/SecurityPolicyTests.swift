@@ -196,9 +196,9 @@ import Testing
         #expect(Self.error { () throws(ArchiveError) in _ = try ArchiveGraph(bytes: bytes, options: options) }?.code == .budgetExceeded)
 
         options = ArchiveReadingOptions()
-        options.maximumElementCount = 5
+        options.maximumTotalElementCount = 5
         #expect(try KeyedUnarchiver.unarchive([String].self, from: bytes, registry: ArchiveRegistry(), options: options).count == 5)
-        options.maximumElementCount = 4
+        options.maximumTotalElementCount = 4
         let refused = Self.error { () throws(ArchiveError) in _ = try KeyedUnarchiver.unarchive([String].self, from: bytes, registry: ArchiveRegistry(), options: options) }
         #expect(refused?.code == .budgetExceeded)
         #expect(refused?.uid == PropertyListUID(1))

@@ -413,14 +413,14 @@ enum HostileXML {
     @Test(arguments: [(UInt8(0xA), "array"), (UInt8(0xC), "set"), (UInt8(0xD), "dictionary")])
     func maximumCollectionCountBinary(_ marker: UInt8, _ kind: String) {
         var options = PropertyListReadingOptions()
-        options.maximumCollectionCount = 20
+        options.maximumCollectionElementCount = 20
         #expect(Self.binaryCodes(HostileBinary.collection(marker, count: 20), options) == Self.accepted, "\(kind) of 20")
         #expect(Self.binaryCodes(HostileBinary.collection(marker, count: 21), options) == Self.refused(.sizeLimitExceeded), "\(kind) of 21")
     }
 
     @Test func maximumCollectionCountXML() {
         var options = PropertyListReadingOptions()
-        options.maximumCollectionCount = 20
+        options.maximumCollectionElementCount = 20
         let array = { (count: Int) in HostileXML.document("<array>" + String(repeating: "<true/>", count: count) + "</array>") }
         let dictionary = { (count: Int) in HostileXML.document("<dict>" + (0..<count).map { "<key>k\($0)</key><true/>" }.joined() + "</dict>") }
         #expect(Self.xmlCodes(array(20), options) == ["success", "success", "success"])

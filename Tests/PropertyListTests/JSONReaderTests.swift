@@ -217,7 +217,7 @@ import Testing
 
     @Test func collectionAndLengthLimitsApply() {
         var options = PropertyListReadingOptions()
-        options.maximumCollectionCount = 2
+        options.maximumCollectionElementCount = 2
         options.maximumValueLength = 3
         #expect(throws: PropertyListError(.sizeLimitExceeded, "", at: .line(1, column: 1))) {
             _ = try PropertyListJSONReader.read(Array("[1,2,3]".utf8), options: options)

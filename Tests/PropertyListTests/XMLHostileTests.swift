@@ -53,11 +53,11 @@ import Testing
         #expect(Self.code(nested(512, innermost: "<dict></dict>")) == .depthLimitExceeded)
     }
 
-    /// Containers beyond `maximumCollectionCount`, and strings and data beyond
+    /// Containers beyond `maximumCollectionElementCount`, and strings and data beyond
     /// `maximumValueLength`, on both sides of the limit.
     @Test func sizeLimits() {
         var options = PropertyListReadingOptions()
-        options.maximumCollectionCount = 1000
+        options.maximumCollectionElementCount = 1000
         func array(_ count: Int) -> [UInt8] { Array(("<array>" + String(repeating: "<true/>", count: count) + "</array>").utf8) }
         func dictionary(_ count: Int) -> [UInt8] { Array(("<dict>" + (0..<count).map { "<key>\($0)</key><true/>" }.joined() + "</dict>").utf8) }
         #expect(Self.code(array(1000), options: options) == nil)

@@ -381,7 +381,7 @@ add("extended-count-2^31-data.bplist", simple([b"\x4f\x12\x80\x00\x00\x00"]), "i
 add("extended-count-above-value-limit.bplist", simple([b"\x4f\x12" + (MAX_VALUE_LENGTH + 1).to_bytes(4, "big")]), "sizeLimitExceeded",
     "data of 256 MiB + 1 bytes announced (above maximumValueLength)")
 add("extended-count-above-collection-limit.bplist", simple([b"\xaf\x12" + (MAX_COLLECTION_COUNT + 1).to_bytes(4, "big")]), "sizeLimitExceeded",
-    "array of 16 Mi + 1 elements announced (above maximumCollectionCount)")
+    "array of 16 Mi + 1 elements announced (above maximumCollectionElementCount)")
 add("extended-count-not-integer.bplist", simple([b"\x5f\x51a"]), "invalidLength", "count of a string given as a string")
 add("extended-count-real.bplist", simple([b"\xaf\x23" + struct.pack(">d", 2.0) + b"\x00\x00"]), "invalidLength", "count of an array given as a real")
 add("extended-count-int128.bplist", simple([b"\x4f\x14" + b"\x00" * 15 + b"\x02" + b"xy"]), "invalidLength", "count of data given as a 16-byte integer")

@@ -722,13 +722,13 @@ final class ArchiveDecodingSession {
         return state.pointee.otherValues[ValueKey(uid: uid, type: type)]
     }
 
-    /// Counts `count` more collection elements against `maximumElementCount`: at the start of a
+    /// Counts `count` more collection elements against `maximumTotalElementCount`: at the start of a
     /// collection, or, for a value whose size is known only once its bytes are read (an index
     /// path's indexes), when they have been read.
     func chargeElements(_ count: Int, uid: Int) throws(ArchiveError) {
         let (total, overflow) = state.pointee.elementCount.addingReportingOverflow(count)
-        guard !overflow, total <= options.maximumElementCount else {
-            throw error(.budgetExceeded, "decoding more than \(options.maximumElementCount) collection elements", uid: uid)
+        guard !overflow, total <= options.maximumTotalElementCount else {
+            throw error(.budgetExceeded, "decoding more than \(options.maximumTotalElementCount) collection elements", uid: uid)
         }
         state.pointee.elementCount = total
     }

@@ -11,7 +11,7 @@ public struct ArchiveReadingOptions: Hashable, Sendable {
     public var maximumDepth: Int = 512
     /// Most collection elements that typed decoding produces in all (a shared array referenced
     /// from many places counts once per requested type). Default 64 Mi.
-    public var maximumElementCount: Int = 64 << 20
+    public var maximumTotalElementCount: Int = 64 << 20
     /// Most object references that typed decoding follows in all, a shared object counting
     /// once per reference to it (each is class-checked). Bounds the work of decoding an archive
     /// to this many steps whatever its sharing. Default 64 Mi.

@@ -512,7 +512,7 @@ struct BinaryArchiveValidator {
         guard object >= 0, object < objectCount else { return nil }
         let offset = Int(offsets[object])
         guard raw[offset] >> 4 == expected, let header = countedHeader(at: offset),
-              header.count <= options.propertyList.maximumCollectionCount else { return nil }
+              header.count <= options.propertyList.maximumCollectionElementCount else { return nil }
         let children = expected == 0xD ? header.count &* 2 : header.count
         let (span, overflow) = children.multipliedReportingOverflow(by: referenceSize)
         guard !overflow, span <= tableStart &- header.payload else { return nil }

@@ -94,7 +94,7 @@ extension ArchiveGenericObject: ArchiveObjectDecodable {
     /// keeps a work list of its own (no recursion); objects nest at most
     /// ``ArchiveReadingOptions/maximumDepth`` deep along the walk, every reference counts against
     /// ``ArchiveReadingOptions/maximumVisitCount`` and every field against
-    /// ``ArchiveReadingOptions/maximumElementCount``. Nothing is instantiated but these holders,
+    /// ``ArchiveReadingOptions/maximumTotalElementCount``. Nothing is instantiated but these holders,
     /// so the registry is not asked (as for ``ArchiveGraph``).
     /// - Throws: ``ArchiveError/Code/typeMismatch`` when `reference` is not an object with a
     ///   class, or a field refers to a class dictionary or to a bare property-list container, or

@@ -42,8 +42,8 @@ extension BinaryPropertyListParser {
     private mutating func containerHeader(node: Int, offset: Int) throws(PropertyListError) -> Frame {
         let marker = bytes[offset]
         let (count, payload) = try readContainerCount(marker: marker, at: offset)
-        guard count <= options.maximumCollectionCount else {
-            throw error(.sizeLimitExceeded, "object \(node): collection of \(count) elements exceeds the limit of \(options.maximumCollectionCount)", at: offset)
+        guard count <= options.maximumCollectionElementCount else {
+            throw error(.sizeLimitExceeded, "object \(node): collection of \(count) elements exceeds the limit of \(options.maximumCollectionElementCount)", at: offset)
         }
         let isDictionary = marker >> 4 == 0xD
         let children = isDictionary ? count &* 2 : count

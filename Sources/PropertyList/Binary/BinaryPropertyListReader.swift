@@ -208,8 +208,8 @@ package struct BinaryPropertyListParser {
     }
 
     private mutating func readReferences(count: Int, at payload: Int, objectOffset: Int) throws(PropertyListError) -> [Int] {
-        guard count <= options.maximumCollectionCount else {
-            throw fail(.sizeLimitExceeded, "collection of \(count) elements exceeds the limit of \(options.maximumCollectionCount)", at: objectOffset)
+        guard count <= options.maximumCollectionElementCount else {
+            throw fail(.sizeLimitExceeded, "collection of \(count) elements exceeds the limit of \(options.maximumCollectionElementCount)", at: objectOffset)
         }
         _ = try checkSpan(count: count, width: objectRefSize, payload: payload, objectOffset: objectOffset, what: "collection")
         var references = [Int]()
@@ -328,8 +328,8 @@ package struct BinaryPropertyListParser {
             return .set(try readReferences(count: count, at: payload, objectOffset: offset))
         case 0xD:
             let (count, payload) = try readCount(marker: marker, at: offset)
-            guard count <= options.maximumCollectionCount else {
-                throw fail(.sizeLimitExceeded, "object \(index): dictionary of \(count) entries exceeds the limit of \(options.maximumCollectionCount)", at: offset)
+            guard count <= options.maximumCollectionElementCount else {
+                throw fail(.sizeLimitExceeded, "object \(index): dictionary of \(count) entries exceeds the limit of \(options.maximumCollectionElementCount)", at: offset)
             }
             let keys = try readReferences(count: count, at: payload, objectOffset: offset)
             let values = try readReferences(count: count, at: payload &+ count &* objectRefSize, objectOffset: offset)

@@ -284,7 +284,7 @@ extension BinaryPropertyListParser {
             }
             return value <= UInt64(UInt32.max)
         case 0xA, 0xC, 0xD:
-            guard let (count, payload) = try? readContainerCount(marker: marker, at: offset), count <= options.maximumCollectionCount else { return false }
+            guard let (count, payload) = try? readContainerCount(marker: marker, at: offset), count <= options.maximumCollectionElementCount else { return false }
             guard checkReferences(count: count, at: payload, objectOffset: offset) else { return false }
             if marker >> 4 == 0xD {
                 return checkReferences(count: count, at: payload &+ count &* objectRefSize, objectOffset: offset)

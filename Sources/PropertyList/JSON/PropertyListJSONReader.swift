@@ -184,8 +184,8 @@ struct JSONPropertyListParser {
                 switch stack[last] {
                 case .array(let start, var elements, let innerHeight):
                     stack[last] = .array(start: start, elements: [], height: 0)
-                    guard elements.count < options.maximumCollectionCount else {
-                        throw Fault(code: .sizeLimitExceeded, message: "an array holds more than \(options.maximumCollectionCount) elements", offset: start)
+                    guard elements.count < options.maximumCollectionElementCount else {
+                        throw Fault(code: .sizeLimitExceeded, message: "an array holds more than \(options.maximumCollectionElementCount) elements", offset: start)
                     }
                     elements.append(value)
                     let newHeight = max(innerHeight, height)
@@ -203,8 +203,8 @@ struct JSONPropertyListParser {
                     try checkHeight(height, containerAt: start)
                 case .object(var frame):
                     stack[last] = .array(start: 0, elements: [], height: 0)
-                    guard frame.entries.count < options.maximumCollectionCount else {
-                        throw Fault(code: .sizeLimitExceeded, message: "an object holds more than \(options.maximumCollectionCount) members", offset: frame.start)
+                    guard frame.entries.count < options.maximumCollectionElementCount else {
+                        throw Fault(code: .sizeLimitExceeded, message: "an object holds more than \(options.maximumCollectionElementCount) members", offset: frame.start)
                     }
                     frame.entries.append(PropertyListDictionary.Entry(key: frame.pendingKey, value: value))
                     frame.height = max(frame.height, height)

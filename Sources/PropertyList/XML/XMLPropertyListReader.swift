@@ -15,7 +15,7 @@
 /// default, Core Foundation's limit: 512 nested arrays read, 513 do not). The parser itself is
 /// iterative, so no input can exhaust the stack. Strings and data are bounded by
 /// ``PropertyListReadingOptions/maximumValueLength``, containers by
-/// ``PropertyListReadingOptions/maximumCollectionCount``.
+/// ``PropertyListReadingOptions/maximumCollectionElementCount``.
 ///
 /// **Encodings**: UTF-8 (with or without a byte-order mark) is read in place. UTF-16 and UTF-32
 /// with a byte-order mark, and the declared encodings US-ASCII, ISO-8859-1, Windows-1252 and
@@ -177,7 +177,7 @@ struct XMLPropertyListParser {
             guard ThreadStackLimit.canHoldValue(depth: containerDepth &+ 1) else {
                 throw scanner.error(.stackExhausted, PropertyListError.valueTooDeepForStack(containerDepth &+ 1).message, at: tag.start)
             }
-            if kind == .dict, options.maximumCollectionCount > 0, let uid = scanner.readUIDDictionaryBody() {
+            if kind == .dict, options.maximumCollectionElementCount > 0, let uid = scanner.readUIDDictionaryBody() {
                 try deliver(.uid(uid), at: tag.start)
                 return
             }
@@ -192,8 +192,8 @@ struct XMLPropertyListParser {
                 text = try readString(.key)
             }
             if let frame = frames.last, frame.kind == .dictionary, keys.count - frame.keyStart == values.count - frame.valueStart {
-                guard keys.count - frame.keyStart < options.maximumCollectionCount else {
-                    throw scanner.error(.sizeLimitExceeded, "dictionary of more than \(options.maximumCollectionCount) entries", at: tag.start)
+                guard keys.count - frame.keyStart < options.maximumCollectionElementCount else {
+                    throw scanner.error(.sizeLimitExceeded, "dictionary of more than \(options.maximumCollectionElementCount) entries", at: tag.start)
                 }
                 keys.push(text)
                 noteKeyOrder()
@@ -254,8 +254,8 @@ struct XMLPropertyListParser {
             root = value
             return
         }
-        if frame.kind == .array, values.count - frame.valueStart >= options.maximumCollectionCount {
-            throw scanner.error(.sizeLimitExceeded, "array of more than \(options.maximumCollectionCount) elements", at: tagStart)
+        if frame.kind == .array, values.count - frame.valueStart >= options.maximumCollectionElementCount {
+            throw scanner.error(.sizeLimitExceeded, "array of more than \(options.maximumCollectionElementCount) elements", at: tagStart)
         }
         values.push(value)
     }
