@@ -24,30 +24,7 @@ struct ContractPilotV1: KeyedArchivable {
     }
 }
 
-/// Version 2: a rank every pilot now has.
-struct ContractPilotV2: KeyedArchivable {
-    var name: String
-    var hours: Int
-    var rank: String
-
-    init(name: String, hours: Int, rank: String) {
-        self.name = name
-        self.hours = hours
-        self.rank = rank
-    }
-
-    init(from decoder: KeyedArchiveDecoder) throws {
-        name = try decoder.decode(String.self, forKey: "name")
-        hours = try decoder.decode(Int.self, forKey: "hours")
-        rank = try decoder.decode(String.self, forKey: "rank")
-    }
-
-    func encode(to encoder: KeyedArchiveEncoder) throws {
-        try encoder.encode(name, forKey: "name")
-        try encoder.encode(hours, forKey: "hours")
-        try encoder.encode(rank, forKey: "rank")
-    }
-}
+// Version 2, a rank every pilot now has, is the story's `StoryPilot` (CompatibilityDocSnippetTests).
 
 /// Another kind of archive the same app writes: a schedule of flights, with its own root.
 struct ContractSchedule: KeyedArchivable {
@@ -82,12 +59,12 @@ struct ContractSchedule: KeyedArchivable {
 
     static var v2Registry: ArchiveRegistry {
         var registry = ArchiveRegistry()
-        registry.register(ContractPilotV2.self, className: "Pilot")
+        registry.register(StoryPilot.self, className: "Pilot")
         return registry
     }
 
     let v1 = [ContractPilotV1(name: "Amelia", hours: 120), ContractPilotV1(name: "Bessie", hours: 80)]
-    let v2 = [ContractPilotV2(name: "Amelia", hours: 120, rank: "captain"), ContractPilotV2(name: "Bessie", hours: 80, rank: "first officer")]
+    let v2 = [StoryPilot(name: "Amelia", hours: 120, rank: "captain"), StoryPilot(name: "Bessie", hours: 80, rank: "first officer")]
 
     /// The contract as v1 records it, on purpose: the schema file of its archives.
     func recordV1(in directory: URL) throws -> String {
@@ -153,15 +130,15 @@ struct ContractSchedule: KeyedArchivable {
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let message = try #require(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path)))
         #expect(message == """
-            the archives of ContractPilotV2 are not compatible with the contract \(path) under full (old: the contract, new: the archives of ContractPilotV2):
-              key-added  breaks backward  Pilot.rank  absent → required (2 of 2) NSString  at ContractPilotV2 #1: root.rank  — new readers that decode "rank" with decode(_:forKey:) fail on old archives, which lack it: decode it with decodeIfPresent and a default
+            the archives of StoryPilot are not compatible with the contract \(path) under full (old: the contract, new: the archives of StoryPilot):
+              key-added  breaks backward  Pilot.rank  absent → required (2 of 2) NSString  at StoryPilot #1: root.rank  — new readers that decode "rank" with decode(_:forKey:) fail on old archives, which lack it: decode it with decodeIfPresent and a default
               note: few samples, so "required" may be chance: Pilot: 2 instances in the old side; Pilot: 2 instances in the new side. Keep at least 3 instances of each class in a contract's archives
               incompatible under full: 1 change, 1 breaking
             """)
         // The same line the command-line report renders for this comparison.
         let report = ArchiveCompatibilityReport([ArchiveCompatibility(
             old: ArchiveSchemaSource(name: path, schema: try ArchiveSchema(jsonFile: [UInt8](before))),
-            new: try ArchiveSchemaSource(name: "v2", files: v2.enumerated().map { ("ContractPilotV2 #\($0.offset + 1)", try KeyedArchiver.archive($0.element, registry: Self.v2Registry)) }))])
+            new: try ArchiveSchemaSource(name: "v2", files: v2.enumerated().map { ("StoryPilot #\($0.offset + 1)", try KeyedArchiver.archive($0.element, registry: Self.v2Registry)) }))])
         #expect(message.contains("\n  " + report.textDescription.split(separator: "\n")[0] + "\n"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "missing mode never rewrites an existing contract")
         // Forward only: old readers ignore the new key, so it passes; ignoring it passes too.
@@ -259,7 +236,7 @@ struct ContractSchedule: KeyedArchivable {
         #expect(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), ignoring: ["Pilot.rank"]) == nil)
         let typo = try #require(ArchiveExpectations.checkArchiveCompatible(of: v2, registry: Self.v2Registry, contract: ArchiveFixtureLocation(path), ignoring: ["Pilot.rnak"]))
         #expect(typo == """
-            the archives of ContractPilotV2 against the contract \(path): an ignore pattern matches no change
+            the archives of StoryPilot against the contract \(path): an ignore pattern matches no change
               ignore pattern "Pilot.rnak" matches no change (nearest: Pilot.rank); remove it: a pattern that matches nothing would hide a later break on what it names
             """)
         // Once v1 is checked against its own contract, the ignore for v2's change names nothing.

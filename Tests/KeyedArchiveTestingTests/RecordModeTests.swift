@@ -239,13 +239,16 @@ import Testing
     /// Runs the child tests `filter` names with `KEYEDARCHIVE_RECORD=record`; their output
     /// (their failures are expected).
     static func run(directory: String, record: String, filter: String = "RecordEnvironmentChild") throws -> String {
+        try runChild(filter: filter, environment: [ArchiveRecordMode.environmentVariable: record, directoryVariable: directory])
+    }
+
+    /// Runs the tests `filter` names in a child process of this test binary, with `environment`
+    /// added to this process's; their output, standard error included.
+    static func runChild(filter: String, environment extra: [String: String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(executable))
         process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-        var environment = ProcessInfo.processInfo.environment
-        environment[ArchiveRecordMode.environmentVariable] = record
-        environment[directoryVariable] = directory
-        process.environment = environment
+        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

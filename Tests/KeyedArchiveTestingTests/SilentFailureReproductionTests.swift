@@ -124,20 +124,8 @@ struct UnlicensedPilot: KeyedArchivable {
     }
 
     static func run(directory: String, contracts: [String], record: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(RecordEnvironmentChild.executable))
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "SilentFailureChild"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[ArchiveRecordMode.environmentVariable] = record
-        environment[directoryVariable] = directory
-        environment[contractsVariable] = contracts.joined(separator: ",")
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: output, as: UTF8.self)
+        try RecordEnvironmentChild.runChild(filter: "SilentFailureChild", environment: [
+            ArchiveRecordMode.environmentVariable: record, directoryVariable: directory, contractsVariable: contracts.joined(separator: ","),
+        ])
     }
 }
