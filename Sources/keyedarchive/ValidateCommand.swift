@@ -40,8 +40,8 @@ struct ValidateCommand: ToolCommand {
             }
         }
         path = parsed.positionals[0]
-        // As ArchiveRegistry() admits Foundation's value classes, so does the check, unless strict.
-        let foundation = parsed.flags.contains("--strict") ? [] : FoundationClass.allCases.flatMap(\.defaultNames)
+        // As ArchiveRegistry() admits its fixed set of Foundation classes, so does the check, unless strict.
+        let foundation = parsed.flags.contains("--strict") ? [] : FoundationClassSet.release0_9.classes.flatMap(\.defaultNames)
         allowlist = ArchiveClassAllowlist(classNames: names + foundation, primitives: primitives)
         allowedNames = names
     }

@@ -284,6 +284,45 @@ import Testing
 
     // MARK: Name-only allowlist (keyedarchive validate)
 
+    /// A registry checks an archive's class names by itself (issue 44: one allowlist, the
+    /// registry): the same report as a name list holding its names, Foundation's fixed set
+    /// included; a class it does not register is refused where it first hangs, with its chain;
+    /// its primitive policy applies.
+    @Test func registryChecksClassNamesAsItsAllowlist() throws {
+        let graph = try ArchiveGraph(bytes: try KeyedArchiver.archive(Fleet.makePilots(), registry: Fleet.registry))
+        let report = Fleet.registry.checkClassNames(of: graph)
+        #expect(report.admitsEverything, "\(report.refusals)")
+        #expect(report.checkedObjectCount == Self.reachableObjectCount(graph))
+        let names = ["Pilot", "Airplane", "Glider", "PoweredAirplane"] + FoundationClassSet.release0_9.classes.flatMap(\.defaultNames)
+        #expect(report == ArchiveClassAllowlist(classNames: names).check(graph))
+
+        var noGlider = ArchiveRegistry()
+        noGlider.register(Airplane.self)
+        noGlider.register(PoweredAirplane.self, superclass: Airplane.self)
+        noGlider.register(Pilot.self)
+        let refused = noGlider.checkClassNames(of: graph)
+        #expect(refused.refusedClassNames == ["Glider"])
+        #expect(refused.refusals.first?.keyPath.description == "root[0].airplanes[1]")
+        #expect(refused.refusals.first?.classChain == ["Glider", "Airplane", "NSObject"])
+
+        // The registry's primitives: a registry that admits no plain strings refuses the names'.
+        var noStrings = Fleet.registry
+        noStrings.primitives = []
+        #expect(!noStrings.checkClassNames(of: graph).admitsEverything)
+        // Only what a registry holds: without NSDate among its Foundation classes, the fleet's dates are refused.
+        var plain = ArchiveRegistry(foundationClasses: [.array, .dictionary, .string])
+        plain.register(Airplane.self)
+        plain.register(PoweredAirplane.self, superclass: Airplane.self)
+        plain.register(Glider.self, superclass: Airplane.self)
+        plain.register(Pilot.self)
+        #expect(Self.holdsClass("NSDate", graph))
+        #expect(plain.checkClassNames(of: graph).refusedClassNames == ["NSDate"])
+    }
+
+    static func holdsClass(_ name: String, _ graph: ArchiveGraph) -> Bool {
+        graph.objects.indices.contains { graph.className(of: PropertyListUID(UInt64($0))) == name }
+    }
+
     @Test func allowlistChecksEveryReachableObjectByExactName() throws {
         let bytes = try KeyedArchiver.archive(Fleet.makePilots(), registry: Fleet.registry)
         let graph = try ArchiveGraph(bytes: bytes)

@@ -1,7 +1,9 @@
 import PropertyList
 
 /// An allowlist of archived class names, checked against a whole archive without decoding it:
-/// what `keyedarchive validate FILE --allow Pilot,Airplane,NSArray` runs.
+/// what `keyedarchive validate FILE --allow Pilot,Airplane,NSArray` runs, and what
+/// ``ArchiveRegistry/checkClassNames(of:maximumReported:)`` runs with a registry's names. Not
+/// public: a program has a registry, and asks it.
 ///
 /// Every object reachable from `$top` is checked: an object with a class is admitted only when
 /// its exact `$classname` is listed (its `$classes` chain is reported, never used to admit it);
@@ -10,54 +12,39 @@ import PropertyList
 /// dictionary without `$class`, a reference to a class dictionary) is refused, and so is an
 /// object (or `$top`) that stores a key twice, which typed decoding refuses too. Objects nothing
 /// reaches are not checked, since no decoder would ever create them.
-///
-/// This is the registry's rule applied to names only, so it answers "would a registry made of
-/// these classes admit every object of this archive?" for any archive, typed models or not.
-public struct ArchiveClassAllowlist: Hashable, Sendable {
+package struct ArchiveClassAllowlist: Hashable, Sendable {
     private let names: Set<ArchiveExactKey>
     /// The primitive policy for plain values.
-    public var primitives: ArchivePrimitivePolicy
+    package var primitives: ArchivePrimitivePolicy
 
     /// - Parameters:
     ///   - classNames: archived class names to admit, compared exactly (by Unicode scalars).
     ///   - primitives: which plain values are admitted (default: all, as the registry).
-    public init(classNames: some Sequence<String>, primitives: ArchivePrimitivePolicy = .all) {
+    package init(classNames: some Sequence<String>, primitives: ArchivePrimitivePolicy = .all) {
         names = Set(classNames.map(ArchiveExactKey.init))
         self.primitives = primitives
     }
 
+    /// An allowlist of names already keyed exactly (a registry's).
+    init(exactNames: Set<ArchiveExactKey>, primitives: ArchivePrimitivePolicy) {
+        names = exactNames
+        self.primitives = primitives
+    }
+
     /// Whether an archived class name is listed.
-    public func admits(className: String) -> Bool {
+    package func admits(className: String) -> Bool {
         names.contains(ArchiveExactKey(className))
     }
 
     /// The result of checking one archive.
-    public struct Report: Hashable, Sendable {
-        /// One ``ArchiveError`` per refused object (code ``ArchiveError/Code/classNotAllowed``,
-        /// ``ArchiveError/Code/invalidReference`` for a reference to a class dictionary, or
-        /// ``ArchiveError/Code/duplicateKey`` for an object — or `$top` — storing a key twice),
-        /// in the order a depth-first walk from `$top` first reaches them, each with the key
-        /// path of that first reach, its UID, its `$classes` chain and a remedy.
-        public let refusals: [ArchiveError]
-        /// How many refusals there were in all (``refusals`` keeps at most the requested number).
-        public let refusalCount: Int
-        /// How many distinct objects were checked.
-        public let checkedObjectCount: Int
-        /// The `$classname` of every object refused for its class, each once, in the order the
-        /// walk first met them — all of them, however many refusals ``refusals`` leaves out:
-        /// what an allowlist would have to add.
-        public let refusedClassNames: [String]
-
-        /// Whether every reachable object was admitted.
-        public var admitsEverything: Bool { refusalCount == 0 }
-    }
+    package typealias Report = ArchiveClassNameReport
 
     /// Checks every object reachable from `$top`. Linear in the archive's size: each object is
     /// checked once, however often it is referenced, and nothing recurses.
     /// - Parameters:
     ///   - graph: the validated archive to check.
     ///   - maximumReported: most refusals kept in the report (all are counted).
-    public func check(_ graph: ArchiveGraph, maximumReported: Int = 1000) -> Report {
+    package func check(_ graph: ArchiveGraph, maximumReported: Int = 1000) -> Report {
         var walk = PathWalk(graph: graph)
         var refusals: [ArchiveError] = []
         var refusalCount = 0
@@ -212,4 +199,26 @@ private struct PathWalk {
         }
         return ArchiveKeyPath(reversed.reversed())
     }
+}
+
+/// What checking an archive's class names found: ``ArchiveRegistry/checkClassNames(of:maximumReported:)``,
+/// and `keyedarchive validate`.
+public struct ArchiveClassNameReport: Hashable, Sendable {
+    /// One ``ArchiveError`` per refused object (code ``ArchiveError/Code/classNotAllowed``,
+    /// ``ArchiveError/Code/invalidReference`` for a reference to a class dictionary, or
+    /// ``ArchiveError/Code/duplicateKey`` for an object — or `$top` — storing a key twice),
+    /// in the order a depth-first walk from `$top` first reaches them, each with the key
+    /// path of that first reach, its UID, its `$classes` chain and a remedy.
+    public let refusals: [ArchiveError]
+    /// How many refusals there were in all (``refusals`` keeps at most the requested number).
+    public let refusalCount: Int
+    /// How many distinct objects were checked.
+    public let checkedObjectCount: Int
+    /// The `$classname` of every object refused for its class, each once, in the order the
+    /// walk first met them — all of them, however many refusals ``refusals`` leaves out:
+    /// what an allowlist would have to add.
+    public let refusedClassNames: [String]
+
+    /// Whether every reachable object was admitted.
+    public var admitsEverything: Bool { refusalCount == 0 }
 }

@@ -130,6 +130,21 @@ public struct ArchiveRegistry: Sendable {
         }
     }
 
+    /// Checks an archive's class names against this registry without decoding anything: every
+    /// object reachable from `$top` must have a `$classname` this registry knows — a registered
+    /// class's name or alias, or a name of one of its Foundation classes — and every plain value
+    /// must be admitted by ``primitives``. It answers "would this registry admit every object of
+    /// this archive?" before a decode, for logging, quarantine or a gateway; the typed decode
+    /// still checks each object against the type asked for. Names only: ``classFallback`` is not
+    /// applied, and a name is admitted wherever it sits. Linear in the archive's size.
+    /// - Parameters:
+    ///   - graph: the validated archive.
+    ///   - maximumReported: most refusals kept in the report (all are counted).
+    public func checkClassNames(of graph: ArchiveGraph, maximumReported: Int = 1000) -> ArchiveClassNameReport {
+        ArchiveClassAllowlist(exactNames: Set(entryByName.keys).union(foundationByName.keys), primitives: primitives)
+            .check(graph, maximumReported: maximumReported)
+    }
+
     /// Registers a model type under an archived class name (default: the type's own name,
     /// unqualified, as Objective-C classes are archived) and optional extra names accepted when
     /// decoding (renames, module-qualified names such as `MyApp.Airplane`). A type registered as
