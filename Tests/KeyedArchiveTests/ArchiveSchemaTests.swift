@@ -165,7 +165,7 @@ for path in sys.argv[1:]:
         let source = schema.swiftSource(name: "Fleet")
         let declarations = source.split(separator: "\n").filter { $0.contains("class ") || $0.contains("struct ") || $0.contains("enum ") }
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix("//") }
-        #expect(declarations == ["private struct GeneratedCodeVersionCheck: ArchiveGeneratedCodeVersion1 {}", "enum Fleet {", "class NSObject: KeyedArchivable, Hashable {", "final class Pilot: NSObject {",
+        #expect(declarations == ["private struct GeneratedCodeVersionCheck: ArchiveGeneratedCodeVersion2 {}", "enum Fleet {", "class NSObject: KeyedArchivable, Hashable {", "final class Pilot: NSObject {",
                                  "class Airplane: NSObject {", "final class PoweredAirplane: Airplane {", "final class Glider: Airplane {"], "\(declarations)")
         #expect(source.contains("try KeyedArchiver.roundTrip(bytes, registry: registry)"))
         #expect(source.contains("""

@@ -2,28 +2,28 @@
 /// `classes`, as `NSMutableArray`, `NSSet`, `NSMutableSet`, `NSOrderedSet`… — every one of them
 /// stores `NS.objects`). Elements are written in the given order, which is how a set's stored
 /// order can be chosen exactly.
-public struct ArchiveArray: ArchiveObjectEncodable {
+package struct ArchiveArray: ArchiveObjectEncodable {
     /// The `$classes` of an `NSArray`, the default.
-    public static let arrayClasses = ["NSArray", "NSObject"]
+    package static let arrayClasses = ["NSArray", "NSObject"]
     /// The `$classes` of an `NSMutableArray`.
-    public static let mutableArrayClasses = ["NSMutableArray", "NSArray", "NSObject"]
+    package static let mutableArrayClasses = ["NSMutableArray", "NSArray", "NSObject"]
     /// The `$classes` of an `NSSet`: the elements are written in the order given.
-    public static let setClasses = ["NSSet", "NSObject"]
+    package static let setClasses = ["NSSet", "NSObject"]
     /// The `$classes` of an `NSMutableSet`.
-    public static let mutableSetClasses = ["NSMutableSet", "NSSet", "NSObject"]
+    package static let mutableSetClasses = ["NSMutableSet", "NSSet", "NSObject"]
 
     /// The elements, encoded under `NS.objects` in this order.
-    public var elements: [any ArchiveObjectEncodable]
+    package var elements: [any ArchiveObjectEncodable]
     /// `$classes`, the class name first.
-    public var classes: [String]
+    package var classes: [String]
 
     /// An array of `elements`, archived with `classes` (``arrayClasses``, `NSArray`, by default).
-    public init(_ elements: [any ArchiveObjectEncodable], classes: [String] = ArchiveArray.arrayClasses) {
+    package init(_ elements: [any ArchiveObjectEncodable], classes: [String] = ArchiveArray.arrayClasses) {
         self.elements = elements
         self.classes = classes
     }
 
-    public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+    package func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         try encoder.encodeObject(classes: classes) { fields in
             try fields.encodeReferences(elements, forKey: "NS.objects", keyOnPath: false)
         }
@@ -33,24 +33,24 @@ public struct ArchiveArray: ArchiveObjectEncodable {
 /// Key–value pairs of any types, in the given order, archived as `NSDictionary` (or
 /// `NSMutableDictionary` with other `classes`): all keys are encoded, then all values, as
 /// Foundation does.
-public struct ArchiveDictionary: ArchiveObjectEncodable {
+package struct ArchiveDictionary: ArchiveObjectEncodable {
     /// The `$classes` of an `NSDictionary`, the default.
-    public static let dictionaryClasses = ["NSDictionary", "NSObject"]
+    package static let dictionaryClasses = ["NSDictionary", "NSObject"]
     /// The `$classes` of an `NSMutableDictionary`.
-    public static let mutableDictionaryClasses = ["NSMutableDictionary", "NSDictionary", "NSObject"]
+    package static let mutableDictionaryClasses = ["NSMutableDictionary", "NSDictionary", "NSObject"]
 
     /// The key–value pairs, encoded in this order (keys under `NS.keys`, values under `NS.objects`).
-    public var entries: [(key: any ArchiveObjectEncodable, value: any ArchiveObjectEncodable)]
+    package var entries: [(key: any ArchiveObjectEncodable, value: any ArchiveObjectEncodable)]
     /// `$classes`, the class name first.
-    public var classes: [String]
+    package var classes: [String]
 
     /// A dictionary of `entries`, archived with `classes` (``dictionaryClasses``, `NSDictionary`, by default).
-    public init(_ entries: [(key: any ArchiveObjectEncodable, value: any ArchiveObjectEncodable)], classes: [String] = ArchiveDictionary.dictionaryClasses) {
+    package init(_ entries: [(key: any ArchiveObjectEncodable, value: any ArchiveObjectEncodable)], classes: [String] = ArchiveDictionary.dictionaryClasses) {
         self.entries = entries
         self.classes = classes
     }
 
-    public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+    package func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         try encoder.encodeObject(classes: classes) { fields in
             try fields.encodeReferences(entries.map { $0.key }, forKey: "NS.keys", keyOnPath: false)
             try fields.encodeReferences(entries.map { $0.value }, forKey: "NS.objects", keyOnPath: false) { position in

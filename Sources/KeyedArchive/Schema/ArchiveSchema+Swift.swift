@@ -78,7 +78,7 @@ struct SwiftSourceWriter {
         "Dictionary", "Set", "Optional", "Error", "Hashable", "Hasher", "ObjectIdentifier", "KeyedArchivable", "KeyedArchiveDecoder",
         "KeyedArchiveEncoder", "KeyedArchiver", "ArchiveRegistry", "ArchiveValue", "ArchiveModelObject", "ArchiveIndexSet",
         "ArchiveOrderedSet", "ArchiveSpecialValue", "ArchiveNull", "ArchiveError", "PropertyListValue", "PropertyListInteger",
-        "PropertyListReal", "ArchiveGenericObject",
+        "PropertyListReal",
     ]
     /// Apple's class-name prefixes: a key that starts with one followed by a capital is the
     /// prefix and the rest (`NSRGB` is `NS` + `RGB`, `NSIBObjectData` is `NS` + `IB` + …).
@@ -269,7 +269,7 @@ struct SwiftSourceWriter {
         if leaves.count == 1, let only = leaves.first, let leaf = only {
             return (leaf, false, false)
         }
-        if names.allSatisfy(isUnmappedFoundation) { return ("ArchiveGenericObject", false, false) }
+        if names.allSatisfy(isUnmappedFoundation) { return ("ArchiveValue", false, false) }
         guard names.allSatisfy({ isGenerated($0) }), let common = commonGeneratedAncestor(names), let type = typeNames[common] else { return nil }
         return (type, false, true)
     }
@@ -375,8 +375,8 @@ struct SwiftSourceWriter {
         }
         if distinct == ["NSIndexSet", "NSMutableIndexSet"] { return objectMapping("ArchiveIndexSet") }
         if names.allSatisfy(isUnmappedFoundation) {
-            var mapping = objectMapping("ArchiveGenericObject")
-            mapping.reason = "\(distinct.sorted().joined(separator: ", ")): no Swift type of the package maps \(distinct.count == 1 ? "it" : "them"); kept as stored"
+            var mapping = objectMapping("ArchiveValue")
+            mapping.reason = "\(distinct.sorted().joined(separator: ", ")): no Swift type of the package maps \(distinct.count == 1 ? "it" : "them"); kept as stored (an ArchiveValue.instance)"
             return mapping
         }
         if names.allSatisfy({ isGenerated($0) }) {
@@ -660,6 +660,14 @@ struct SwiftSourceWriter {
         line("\(access)static var registry: ArchiveRegistry {", 1)
         line("var registry = ArchiveRegistry()", 2)
         line("registry.decodesModelsInArchiveValues = true", 2)
+        if schema.classes.contains(where: { $0.instanceCount > 0 && isUnmappedFoundation($0.name) }) {
+            // Objects of Foundation classes the package has no type for (a private subclass)
+            // are kept as stored: read as their class chain and fields, nothing instantiated.
+            let names = schema.classes.filter { $0.instanceCount > 0 && isUnmappedFoundation($0.name) }.map(\.name).sorted()
+            line("// \(names.joined(separator: ", ")): Foundation classes no Swift type maps, read as stored", 2)
+            line("// (`ArchiveValue.instance`, its class chain and fields; nothing is instantiated).", 2)
+            line("registry.inspectsUnknownClasses = true", 2)
+        }
         for name in ordered {
             guard let typeName = typeNames[name] else { continue }
             var call = "registry.register(\(typeName).self, className: \(Self.literal(name))"

@@ -6,9 +6,9 @@ import PropertyList
 /// can take part in cycles (an array that contains itself).
 ///
 /// Keys are stored exactly as given (no `$` escaping), in the order given.
-public final class ArchiveGenericObject: ArchiveObjectEncodable {
+package final class ArchiveGenericObject: ArchiveObjectEncodable {
     /// How one field of the object is stored.
-    public enum Field {
+    package enum Field {
         /// A value stored inline in the object (numbers, booleans, inline bytes).
         case inline(PropertyListValue)
         /// An object referenced by UID; nil is `$null`.
@@ -20,17 +20,17 @@ public final class ArchiveGenericObject: ArchiveObjectEncodable {
     }
 
     /// `$classes`, the class name first.
-    public let classes: [String]
+    package let classes: [String]
     /// The fields, by stored key, written in this order.
-    public var fields: [(key: String, value: Field)]
+    package var fields: [(key: String, value: Field)]
 
     /// An object archived with the `$classes` chain `classes` (class name first) and `fields`.
-    public init(classes: [String], fields: [(key: String, value: Field)] = []) {
+    package init(classes: [String], fields: [(key: String, value: Field)] = []) {
         self.classes = classes
         self.fields = fields
     }
 
-    public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+    package func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         try encoder.encodeObject(classes: classes, identity: self) { object in
             for (key, field) in self.fields {
                 switch field {
@@ -63,16 +63,16 @@ public final class ArchiveGenericObject: ArchiveObjectEncodable {
 /// A plain string, number or data object that keeps its identity: every field that refers to
 /// the same `ArchiveSharedValue` refers to one `$objects` entry. (A Swift `String` has no
 /// identity, so encoding one twice may store it twice under ``ArchiveWritingOptions/Sharing/appleInstances``.)
-public final class ArchiveSharedValue: ArchiveObjectEncodable {
+package final class ArchiveSharedValue: ArchiveObjectEncodable {
     /// The value stored in the shared object.
-    public let value: PropertyListValue
+    package let value: PropertyListValue
 
     /// - Parameter value: a string, integer, real, boolean or data value.
-    public init(_ value: PropertyListValue) {
+    package init(_ value: PropertyListValue) {
         self.value = value
     }
 
-    public func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+    package func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
         try encoder.session.checkUsable(frame: encoder.frame, owner: encoder.owner)
         return try encoder.session.encodePlain(value, identity: self)
     }
@@ -100,7 +100,7 @@ extension ArchiveGenericObject: ArchiveObjectDecodable {
     ///   class, or a field refers to a class dictionary or to a bare property-list container, or
     ///   holds a reference nested deeper than an inline array of references;
     ///   ``ArchiveError/Code/depthLimitExceeded`` past the depth limit.
-    public static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> ArchiveGenericObject {
+    package static func decode(archiveReference reference: ArchiveReference, from decoder: KeyedArchiveDecoder) throws -> ArchiveGenericObject {
         try ArchiveGenericDecoding.decode(uid: try decoder.session.index(reference), session: decoder.session)
     }
 }

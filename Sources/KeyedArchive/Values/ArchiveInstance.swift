@@ -45,24 +45,38 @@ public struct ArchiveInstance: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// How a field is stored.
+    /// How a field is stored: the ways a keyed archiver's coder stores a value under a key.
     public enum FieldValue: Hashable, Sendable {
         /// A reference to `$null`: nil.
         case null
         /// A reference to an object, or to a plain string, number or data of `$objects`.
         case object(ArchiveValue)
+        /// An array of references stored in the object itself, as `NS.objects` is stored in the
+        /// collections Foundation writes: each element a reference to an object or to a plain
+        /// string, number or data of `$objects` (decoded from an inline array whose every
+        /// element is a reference, none of them to `$null`).
+        case objects([ArchiveValue])
         /// A value stored in the object itself: a number, boolean, string, data or date; or an
         /// array, set or dictionary (string keys) stored inline, whose references are decoded
         /// as the values they refer to (an element that is a collection, an object or a date is
         /// written back as a reference — a date as the `NSDate` object a keyed archiver stores —
         /// one that is a number, string or data inline).
         case inline(ArchiveValue)
+        /// Apple's conditional reference (`encodeConditionalObject:forKey:`): written as a
+        /// reference to the object when the archive holds it anyway, because something else
+        /// encodes it, and as `$null` otherwise. The value is an object with an identity: a
+        /// ``ArchiveValue/shared(_:)`` or ``ArchiveValue/backReference(_:)`` object, or a
+        /// ``ArchiveValue/model(_:)``. Decoding never makes this (in the file it is a reference
+        /// or `$null`); encoding any other value is an ``ArchiveError/Code/typeMismatch``.
+        case conditional(ArchiveValue)
 
-        /// The value, however it is stored; nil for `$null`.
+        /// The value, however it is stored; nil for `$null`. For ``objects(_:)``, the elements
+        /// as an ``ArchiveValue/array(_:mutable:)``.
         public var value: ArchiveValue? {
             switch self {
             case .null: return nil
-            case .object(let value), .inline(let value): return value
+            case .object(let value), .inline(let value), .conditional(let value): return value
+            case .objects(let values): return .array(values)
             }
         }
     }
@@ -128,6 +142,28 @@ public final class ArchiveSharedObject: @unchecked Sendable, Hashable, CustomStr
     public init(_ value: ArchiveValue) {
         storage = value.unshared
         isComplete = true
+    }
+
+    /// An object whose value refers back to the object itself, directly or through the objects
+    /// it holds: `build` is given a back-reference to the object and returns its value. How a
+    /// graph with cycles is made (an array that contains itself, a view whose subviews name it
+    /// as their superview):
+    ///
+    /// ```swift
+    /// let view = ArchiveSharedObject { view in
+    ///     let subview = ArchiveValue.instance(ArchiveInstance(classes: ["NSView", "NSResponder", "NSObject"],
+    ///                                                         fields: [.init(key: "NSSuperview", value: .object(.backReference(view)))]))
+    ///     return .instance(ArchiveInstance(classes: ["NSView", "NSResponder", "NSObject"],
+    ///                                      fields: [.init(key: "NSSubviews", value: .object(.array([subview], mutable: true)))]))
+    /// }
+    /// ```
+    ///
+    /// The back-reference holds the object weakly, as decoding makes them, so the value never
+    /// keeps itself alive. Until `build` returns, the object's ``value`` is ``ArchiveValue/null``:
+    /// hand the back-reference to nothing that reads it before then, on this thread or another.
+    public convenience init(building build: (ArchiveBackReference) throws -> ArchiveValue) rethrows {
+        self.init()
+        fill(try build(ArchiveBackReference(self)))
     }
 
     /// An object whose value is filled in by `fill(_:)` once it is decoded.
@@ -215,7 +251,14 @@ extension ArchiveValue {
                 pending.append(entry.key)
                 pending.append(entry.value)
             }
-        case .instance(let instance): pending.append(contentsOf: instance.fields.lazy.compactMap(\.value.value))
+        case .instance(let instance):
+            for field in instance.fields {
+                switch field.value {
+                case .null: break
+                case .object(let value), .inline(let value), .conditional(let value): pending.append(value)
+                case .objects(let values): pending.append(contentsOf: values)
+                }
+            }
         case .attributedString(let string):
             for run in string.runs { pending.append(contentsOf: run.attributes.values) }
             if let stored = string.stored { pending.append(.instance(stored)) }

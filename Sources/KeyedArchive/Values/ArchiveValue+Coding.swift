@@ -97,6 +97,18 @@ enum ArchiveValueEncoding {
             return try reference(for: try value.archivedInstance(), in: encoder, identity: identity)
         case .shared(let object):
             if let known = encoder.session.knownReference(for: object) { return known }
+            // A plain string, number or data that is one object: written once for this shared
+            // object, and in Apple's sharing mode never merged with other equal values.
+            let plain: PropertyListValue?
+            switch object.value {
+            case .string(let string, false): plain = .string(string)
+            case .integer(let integer): plain = .integer(integer)
+            case .real(let real): plain = .real(real)
+            case .bool(let flag): plain = .bool(flag)
+            case .data(let bytes, false): plain = .data(bytes)
+            default: plain = nil
+            }
+            if let plain { return try encoder.session.encodePlain(plain, identity: object) }
             return try reference(for: object.value, in: encoder, identity: object)
         case .backReference(let back):
             guard let object = back.object else {
@@ -159,19 +171,46 @@ enum ArchiveValueEncoding {
                 guard !field.key.isExactlyEqual(to: ArchiveKeys.classKey), written.insert(ExactString(field.key)).inserted else {
                     throw ArchiveError(.duplicateKey, "\(instance.className.excerptForMessage(128)) has the key \(field.key.excerptForMessage(128)) \(field.key == ArchiveKeys.classKey ? "reserved for its class" : "twice")", keyPath: encoder.keyPath)
                 }
+                let component = ArchiveKeyPath.Component.key(ArchiveKeys.unescape(field.key) ?? field.key)
                 let stored: PropertyListValue
                 switch field.value {
                 case .null:
                     stored = .uid(PropertyListUID(0))
                 case .object(let value):
-                    let reference = try fields.session.withPath(.key(ArchiveKeys.unescape(field.key) ?? field.key)) { () throws(ArchiveError) in
+                    let reference = try fields.session.withPath(component) { () throws(ArchiveError) in
                         try fields.reference(for: value)
                     }
                     stored = .uid(reference.uid)
+                case .objects(let values):
+                    stored = try fields.session.withPath(component) { () throws(ArchiveError) in
+                        var references: [PropertyListValue] = []
+                        references.reserveCapacity(values.count)
+                        for (position, value) in values.enumerated() {
+                            let reference = try fields.session.withPath(.index(position)) { () throws(ArchiveError) in try fields.reference(for: value) }
+                            references.append(.uid(reference.uid))
+                        }
+                        return .array(references)
+                    }
                 case .inline(let value):
-                    stored = try fields.session.withPath(.key(ArchiveKeys.unescape(field.key) ?? field.key)) { () throws(ArchiveError) in
+                    stored = try fields.session.withPath(component) { () throws(ArchiveError) in
                         try inline(value, in: fields)
                     }
+                case .conditional(let value):
+                    let target: AnyObject
+                    switch value {
+                    case .shared(let object): target = object
+                    case .backReference(let back):
+                        guard let object = back.object else {
+                            throw ArchiveError(.valueNotFound, "a conditional reference to a shared object that has been released", keyPath: fields.keyPath.appending(component))
+                        }
+                        target = object
+                    case .model(let model): target = model.object
+                    default:
+                        throw ArchiveError(.typeMismatch, "a conditional reference needs an object with an identity (shared, backReference or model), found \(value.kindName)", keyPath: fields.keyPath.appending(component))
+                    }
+                    try fields.session.checkUsable(frame: fields.frame, owner: fields.owner)
+                    fields.session.setConditionalField(target, key: try fields.session.storedFieldKey(field.key), frame: fields.frame)
+                    continue
                 }
                 try fields.encodeRaw(stored, forStoredKey: field.key)
             }

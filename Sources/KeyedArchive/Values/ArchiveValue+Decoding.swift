@@ -258,7 +258,15 @@ enum ArchiveValueDecoding {
         case .instance:
             let position = frame.position
             let stored: ArchiveInstance.FieldValue
-            if case .uid = frame.items[position] { stored = .object(value) } else { stored = .inline(value) }
+            switch frame.items[position] {
+            case .uid: stored = .object(value)
+            case .array(let items) where !items.isEmpty && items.allSatisfy({ $0.uidValue != nil }):
+                // An array of references, as NS.objects is stored: kept as one, so that its
+                // plain strings and numbers are written back as objects, not inline.
+                guard case .array(let elements, _) = value else { stored = .inline(value); break }
+                stored = .objects(elements)
+            default: stored = .inline(value)
+            }
             frame.fields.append(ArchiveInstance.Field(key: frame.itemKeys[position], value: stored))
             frame.position += 1
         case .inlineDictionary:

@@ -211,7 +211,10 @@ extension ArchiveValue: Hashable {
                     guard x.key.isExactlyEqual(to: y.key) else { return false }
                     switch (x.value, y.value) {
                     case (.null, .null): break
-                    case let (.object(v), .object(w)), let (.inline(v), .inline(w)): pending.append((v, w))
+                    case let (.object(v), .object(w)), let (.inline(v), .inline(w)), let (.conditional(v), .conditional(w)): pending.append((v, w))
+                    case let (.objects(v), .objects(w)):
+                        guard v.count == w.count else { return false }
+                        for index in v.indices { pending.append((v[index], w[index])) }
                     default: return false
                     }
                 }
@@ -308,6 +311,8 @@ extension ArchiveValue: Hashable {
                     case .null: hasher.combine(0 as UInt8)
                     case .object(let value): hasher.combine(1 as UInt8); pending.append(value)
                     case .inline(let value): hasher.combine(2 as UInt8); pending.append(value)
+                    case .objects(let values): hasher.combine(3 as UInt8); hasher.combine(values.count); pending.append(contentsOf: values.reversed())
+                    case .conditional(let value): hasher.combine(4 as UInt8); pending.append(value)
                     }
                 }
             case .shared(let object): hasher.combine(18 as UInt8); hasher.combine(object)
@@ -722,6 +727,8 @@ extension ArchiveValue: CustomStringConvertible {
                         switch field.value {
                         case .null: return [.text(field.key + ": nil")]
                         case .object(let value), .inline(let value): return [.text(field.key + ": "), .value(value)]
+                        case .objects(let values): return [.text(field.key + ": "), .value(.array(values))]
+                        case .conditional(let value): return [.text(field.key + ": conditional "), .value(value)]
                         }
                     }, "}>")
                 case .backReference(let reference):

@@ -5,9 +5,9 @@ import KeyedArchiveTesting
 //
 // An enum whose cases the archive format fixes is exhaustive: a switch lists every case and
 // needs no default, and a new release cannot add one (`PropertyListValue`, `PropertyListReal`,
-// `ArchiveGraph.Object`, `ArchiveStoredObject`, `ArchiveKeyPath.Component`, the field-storage
-// enums). Every other public enum may gain cases in a minor release, so a switch over it ends
-// with `@unknown default`: the compiler still warns about a case the client has not handled yet,
+// `ArchiveGraph.Object`, `ArchiveKeyPath.Component`, the field-storage enums). Every other
+// public enum may gain cases in a minor release, so a switch over it ends with
+// `@unknown default`: the compiler still warns about a case the client has not handled yet,
 // but the client keeps compiling when a release adds one.
 
 /// A value's kind, in the client's own words.
