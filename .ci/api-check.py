@@ -108,6 +108,38 @@ def declarations(path):
     return found
 
 
+def public_declarations(path):
+    """{(kind, dotted path)} of a dump's declarations a client can use: neither they nor a type
+    that holds them `package` or internal (the dump marks those `isInternal`), nor SPI."""
+    found = set()
+
+    def walk(node, prefix):
+        for child in node.get("children", []):
+            kind = child.get("declKind")
+            if kind is None or kind == "Import":
+                continue
+            if child.get("isInternal") or child.get("spi_group_names"):
+                continue
+            names = prefix + [child.get("printedName", child.get("name", "?"))]
+            found.add((kind, ".".join(names)))
+            walk(child, names)
+
+    walk(json.loads(pathlib.Path(path).read_text())["ABIRoot"], [])
+    return found
+
+
+def narrowed(baseline, current):
+    """Public declarations of `baseline` that `current` still declares but not publicly (made
+    `package`, internal or SPI): the digester's dumps hold `package` declarations too, marked
+    `isInternal`, and its diagnosis does not report the change. [(section, message)]."""
+    still = declarations(current)
+    lost = sorted(key for key in public_declarations(baseline) - public_declarations(current) if key in still)
+    # A type made package hides its members too: report the type, not each member.
+    types = {dotted for kind, dotted in lost if kind in ("Class", "Struct", "Enum", "Protocol", "TypeAlias")}
+    return [("Access Narrowed", f"{kind} {dotted} is no longer public (package, internal or SPI now)")
+            for kind, dotted in lost if not any(dotted.startswith(t + ".") for t in types)]
+
+
 def additions(baseline, current):
     """What `current` declares that `baseline` does not (the digester does not list additions)."""
     old, new = declarations(baseline), declarations(current)
@@ -121,7 +153,7 @@ def additions(baseline, current):
 
 
 def compare_module(module, baseline, current):
-    findings = diagnose(baseline, current, WORK / f"{module}.diagnose.txt")
+    findings = diagnose(baseline, current, WORK / f"{module}.diagnose.txt") + narrowed(baseline, current)
     return findings, additions(baseline, current)
 
 
@@ -427,7 +459,7 @@ def compile_and_compare(kind, texts, baseline):
     if r.returncode != 0:
         raise ToolError(f"compiling the {kind} copy failed:\n{(r.stdout + r.stderr)[-3000:]}")
     dump("PropertyList", out, base / "PropertyList.json")
-    findings = diagnose(baseline, base / "PropertyList.json", base / "diagnose.txt")
+    findings = diagnose(baseline, base / "PropertyList.json", base / "diagnose.txt") + narrowed(baseline, base / "PropertyList.json")
     return findings, time.time() - started
 
 
@@ -446,9 +478,13 @@ def planted(kind, texts, baseline, candidates):
                 continue
             changed = text[:start] + text[end:]
             what = f"Sources/PropertyList/{rel}:{line}: public func {name} deleted (lines {text.count(chr(10), 0, start) + 1}-{text.count(chr(10), 0, end)})"
-        else:
+        elif kind == "renamed":
             changed = text[:m.start(1)] + name + "Renamed" + text[m.end(1):]
             what = f"Sources/PropertyList/{rel}:{line}: public func {name} renamed {name}Renamed"
+        else:
+            header = text[m.start():m.end()]
+            changed = text[:m.start()] + re.sub(r"\bpublic\b", "package", header, count=1) + text[m.end():]
+            what = f"Sources/PropertyList/{rel}:{line}: public func {name} made package"
         try:
             findings, seconds = compile_and_compare(kind, {**texts, rel: changed}, baseline)
         except ToolError as e:
@@ -510,13 +546,14 @@ def self_test():
     if len(candidates) < 2:
         raise ToolError("the self-test found fewer than two public funcs of PropertyList to plant "
                         "(in the baseline, named once in the module)")
-    print(f"== self-test: {len(candidates)} public funcs could be planted; compiling three copies of "
+    print(f"== self-test: {len(candidates)} public funcs could be planted; compiling four copies of "
           "Sources/PropertyList alone (emit-module, no function bodies but inlinable ones)")
     ok = True
     with ThreadPoolExecutor(max_workers=3) as pool:
         unmodified = pool.submit(compile_and_compare, "unmodified", texts, baseline)
         removed = pool.submit(planted, "removed", texts, baseline, candidates)
         renamed = pool.submit(planted, "renamed", texts, baseline, list(reversed(candidates)))
+        made_package = pool.submit(planted, "narrowed", texts, baseline, candidates[1:] + candidates[:1])
         findings, seconds = unmodified.result()
         if findings:
             ok = False
@@ -527,7 +564,7 @@ def self_test():
         else:
             print(f"  ok: the unmodified copy passes ({seconds:.1f} s)")
         caught = 0
-        for future in (removed, renamed):
+        for future in (removed, renamed, made_package):
             what, name, findings, seconds = future.result()
             named = [message for _, message in findings if re.search(rf"\b{re.escape(name)}\b", message)]
             if named:
@@ -543,7 +580,7 @@ def self_test():
         print(f"  {'ok' if passed else 'FAILED'}: history rule, {what}")
         ok = ok and passed
     took = time.time() - started
-    return ok, f"self-test: {caught}/2 plants caught, unmodified copy {'passes' if not unmodified.result()[0] else 'FAILS'}, " \
+    return ok, f"self-test: {caught}/3 plants caught, unmodified copy {'passes' if not unmodified.result()[0] else 'FAILS'}, " \
                f"history plants {sum(p for _, p in history)}/{len(history)} ({took:.1f} s)"
 
 

@@ -44,6 +44,17 @@ import Testing
         }
     }
 
+    /// Docs/Tutorial.md, Writing objects of any class: the snippet is a test of
+    /// `DynamicObjectModelTests`, which runs it and checks what it writes.
+    @Test func dynamicObjectModelSnippetIsTheTestedCode() throws {
+        let text = try String(contentsOf: Self.packageRoot.appendingPathComponent("Tests/KeyedArchiveTests/DynamicObjectModelTests.swift"), encoding: .utf8)
+        let tested = Set(text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        let block = try #require(try Self.swiftBlocks(of: "Docs/Tutorial.md").first { $0.code.first == "let amelia = ArchiveSharedObject { amelia in" })
+        for line in block.code.map({ $0.trimmingCharacters(in: .whitespaces) }) where !line.isEmpty && line != "}" {
+            #expect(tested.contains(line), "Docs/Tutorial.md, the block at line \(block.line): not in a test: \(line)")
+        }
+    }
+
     /// Docs/Testing.md, Setting up: the manifest fragment, in a package of its own, is a manifest
     /// SwiftPM reads, with a test target on the KeyedArchiveTesting product.
     @Test func manifestFragmentIsAManifest() throws {

@@ -136,7 +136,8 @@ import Testing
     /// An object of a class nobody mapped (#1) whose field holds an inline array of references:
     /// to an NSDate (#3), a plain string (#5) and a number (#6). Written back, the date is an
     /// NSDate object again, not a date stored in the array (what a fuzz run of the typed fuzzer
-    /// found: "type changed: NSDate object → date"), and the graph is the same.
+    /// found: "type changed: NSDate object → date"), and the graph is the same: the array is
+    /// ``ArchiveInstance/FieldValue/objects(_:)``, every element a reference again.
     @Test func aDateInAnInlineArrayIsWrittenBackAsItsObject() throws {
         let bytes = try Self.archiveBytes([
             /* 1 */ Self.instance(2, [("items", .array([Self.uid(3), Self.uid(5), Self.uid(6)])), ("when", .date(PropertyListDate(secondsSinceReferenceDate: 7)))]),
@@ -148,8 +149,8 @@ import Testing
         ])
         let graph = try ArchiveGraph(bytes: bytes)
         let value = try KeyedUnarchiver.unarchive(ArchiveValue.self, from: bytes, registry: Self.inspecting)
-        guard case .instance(let state) = value.unshared, case .inline(.array(let items, _))? = state["items"] else {
-            Issue.record("expected an AppState with an inline array, found \(value)")
+        guard case .instance(let state) = value.unshared, case .objects(let items)? = state["items"] else {
+            Issue.record("expected an AppState with an array of references, found \(value)")
             return
         }
         #expect(items == [.date(Date(timeIntervalSinceReferenceDate: 620737053.76402)), .string("Spotlight"), .integer(1231)])

@@ -13,8 +13,8 @@ extension KeyedArchiver {
     /// (compiled nibs do) are copied. An archive whose Foundation collections contain themselves
     /// (an `NSMutableArray` holding itself), which no Swift value can, or objects of a class the
     /// registry neither registers nor maps (`NSCountedSet`), or an `NSValue` of a structure
-    /// with no mapping, is copied as stored instead (``ArchiveGenericObject``), every `$top`
-    /// value; a model's failure is thrown.
+    /// with no mapping, is copied as stored instead, object by object with nothing
+    /// instantiated, every `$top` value; a model's failure is thrown.
     /// - Throws: the ``ArchiveError`` of the first value that does not decode or encode.
     public static func roundTrip(_ bytes: [UInt8], registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) throws(ArchiveError) -> [UInt8] {
         do {
