@@ -43,6 +43,18 @@ public func describe(_ value: PropertyListValue) -> String {
     }
 }
 
+/// How an object's field is stored: the ways a keyed archiver's coder stores a value under a
+/// key, fixed by the format, so no default.
+public func storage(_ field: ArchiveInstance.FieldValue) -> String {
+    switch field {
+    case .null: "$null"
+    case .object: "a reference"
+    case .objects(let elements): "\(elements.count) references"
+    case .inline: "in the object"
+    case .conditional: "a conditional reference"
+    }
+}
+
 /// Whether a compatibility rule is one the client's release process blocks on.
 public func blocksRelease(_ rule: ArchiveCompatibilityRule) -> Bool {
     switch rule {
