@@ -34,14 +34,15 @@ for path in files:
                 reason = lines[above].split('Not more specific: ', 1)[1]
             above -= 1
         base = re.sub(r'\[String: |\[|\]|Set<|>', '', swift_type)
-        if base == 'ArchiveValue':
+        if base == 'ArchiveValue' and 'kept as stored' in reason:
+            # A Foundation class no type maps, read as stored (an ArchiveValue.instance).
+            stored += 1
+        elif base == 'ArchiveValue':
             if reason.startswith(('only $null', 'no element was seen')):
                 nothing += 1
             else:
                 opaque += 1
                 reasons[re.sub(r'\(.*', '(…)', reason)[:100]] += 1
-        elif base == 'ArchiveGenericObject':
-            stored += 1
         elif swift_type == 'PropertyListValue':
             raw += 1
 
@@ -51,6 +52,6 @@ def share(count):
 print(f'{len(files)} files, {total} properties')
 print(f'ArchiveValue (or collections of it), values of several kinds: {share(opaque)}')
 print(f'ArchiveValue where nothing was stored to type (only $null, or always empty): {share(nothing)}')
-print(f'ArchiveGenericObject (a class the package does not map): {stored}; PropertyListValue (inline values of several kinds): {raw}')
+print(f'ArchiveValue kept as stored (a Foundation class the package does not map): {stored}; PropertyListValue (inline values of several kinds): {raw}')
 for reason, count in reasons.most_common(15):
     print(f'  {count:5d}  {reason}')

@@ -1,3 +1,6 @@
+/// (Not public: what `KeyedArchiveEncoder.encode(_:forKey:)` of `[any ArchiveObjectEncodable]`
+/// writes, and the chains the package names; clients use ``ArchiveValue``'s collections.)
+///
 /// An ordered collection of values of any types, archived as `NSArray` (or, with other
 /// `classes`, as `NSMutableArray`, `NSSet`, `NSMutableSet`, `NSOrderedSet`… — every one of them
 /// stores `NS.objects`). Elements are written in the given order, which is how a set's stored

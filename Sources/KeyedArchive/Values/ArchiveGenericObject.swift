@@ -1,9 +1,14 @@
 import PropertyList
 
-/// An object of any class, described by its class chain and its fields: for producing archives
-/// of classes that have no Swift model (Foundation's own classes, another app's classes), and
-/// for reproducing an archive's exact shape. A class instance, so it is shared by identity and
-/// can take part in cycles (an array that contains itself).
+/// An object of any class, described by its class chain and its fields, each field as raw
+/// storage: the package's own copy of an object as stored, which `KeyedArchiver.roundTrip` and
+/// ``ArchiveIdentityTable`` write back without reading it as values (no registry is asked, and
+/// Foundation's classes stay objects). A class instance, so it is shared by identity and can
+/// take part in cycles (an array that contains itself).
+///
+/// Not public: the public dynamic model is ``ArchiveValue`` (`.instance`, `.shared`,
+/// `ArchiveSharedObject(building:)`), which writes the same graphs (the byte-equality tests
+/// rebuild Apple's archives through it).
 ///
 /// Keys are stored exactly as given (no `$` escaping), in the order given.
 package final class ArchiveGenericObject: ArchiveObjectEncodable {
