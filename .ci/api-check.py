@@ -494,6 +494,30 @@ def planted(kind, texts, baseline, candidates):
     raise ToolError(f"no {kind} plant compiled:\n" + "\n".join(errors))
 
 
+def case_plant(texts, baseline):
+    """A case added to a public `@nonexhaustive` enum (the first one, in file order): it cannot
+    break a client's `switch` once the attribute is enforced, but the digester reports it, so the
+    set of cases still changes only with the baseline and a CHANGELOG.md line. (what, name,
+    findings, seconds)."""
+    enum_re = re.compile(r"@nonexhaustive\s*\n#endif\s*\npublic enum (\w+)[^{\n]*\{\n", re.M)
+    for rel, text in sorted(texts.items()):
+        if "@_spi(" in text:
+            continue
+        m = enum_re.search(text)
+        if not m:
+            continue
+        name = "plantedSelfTestCase"
+        changed = text[:m.end()] + f"    case {name}\n" + text[m.end():]
+        line = text.count("\n", 0, m.end()) + 1
+        what = f"Sources/PropertyList/{rel}:{line}: case {name} added to the @nonexhaustive enum {m.group(1)}"
+        try:
+            findings, seconds = compile_and_compare("case-added", {**texts, rel: changed}, baseline)
+        except ToolError:
+            continue  # a switch in the module over this enum: try the next file
+        return what, name, findings, seconds
+    raise ToolError("no @nonexhaustive enum of PropertyList took a planted case")
+
+
 def history_self_test():
     """The history rule on a throwaway repository: a commit changing the baseline alone, and a work
     tree doing so, must each be named; the creating commit and a commit with CHANGELOG.md not."""
@@ -546,7 +570,7 @@ def self_test():
     if len(candidates) < 2:
         raise ToolError("the self-test found fewer than two public funcs of PropertyList to plant "
                         "(in the baseline, named once in the module)")
-    print(f"== self-test: {len(candidates)} public funcs could be planted; compiling four copies of "
+    print(f"== self-test: {len(candidates)} public funcs could be planted; compiling five copies of "
           "Sources/PropertyList alone (emit-module, no function bodies but inlinable ones)")
     ok = True
     with ThreadPoolExecutor(max_workers=3) as pool:
@@ -554,6 +578,7 @@ def self_test():
         removed = pool.submit(planted, "removed", texts, baseline, candidates)
         renamed = pool.submit(planted, "renamed", texts, baseline, list(reversed(candidates)))
         made_package = pool.submit(planted, "narrowed", texts, baseline, candidates[1:] + candidates[:1])
+        case_added = pool.submit(case_plant, texts, baseline)
         findings, seconds = unmodified.result()
         if findings:
             ok = False
@@ -564,7 +589,7 @@ def self_test():
         else:
             print(f"  ok: the unmodified copy passes ({seconds:.1f} s)")
         caught = 0
-        for future in (removed, renamed, made_package):
+        for future in (removed, renamed, made_package, case_added):
             what, name, findings, seconds = future.result()
             named = [message for _, message in findings if re.search(rf"\b{re.escape(name)}\b", message)]
             if named:
@@ -580,7 +605,7 @@ def self_test():
         print(f"  {'ok' if passed else 'FAILED'}: history rule, {what}")
         ok = ok and passed
     took = time.time() - started
-    return ok, f"self-test: {caught}/3 plants caught, unmodified copy {'passes' if not unmodified.result()[0] else 'FAILS'}, " \
+    return ok, f"self-test: {caught}/4 plants caught, unmodified copy {'passes' if not unmodified.result()[0] else 'FAILS'}, " \
                f"history plants {sum(p for _, p in history)}/{len(history)} ({took:.1f} s)"
 
 
