@@ -98,17 +98,11 @@ enum ArchiveValueEncoding {
         case .shared(let object):
             if let known = encoder.session.knownReference(for: object) { return known }
             // A plain string, number or data that is one object: written once for this shared
-            // object, and in Apple's sharing mode never merged with other equal values.
-            let plain: PropertyListValue?
-            switch object.value {
-            case .string(let string, false): plain = .string(string)
-            case .integer(let integer): plain = .integer(integer)
-            case .real(let real): plain = .real(real)
-            case .bool(let flag): plain = .bool(flag)
-            case .data(let bytes, false): plain = .data(bytes)
-            default: plain = nil
+            // object, and in Apple's sharing mode never merged with other equal values. (A date
+            // is an NSDate object, not a plain value.)
+            if case .date = object.value {} else if let plain = scalar(object.value) {
+                return try encoder.session.encodePlain(plain, identity: object)
             }
-            if let plain { return try encoder.session.encodePlain(plain, identity: object) }
             return try reference(for: object.value, in: encoder, identity: object)
         case .backReference(let back):
             guard let object = back.object else {
