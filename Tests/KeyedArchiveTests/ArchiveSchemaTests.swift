@@ -144,6 +144,34 @@ for path in sys.argv[1:]:
         #expect(ArchiveSchema.isValidTypeName("Fleet") && !ArchiveSchema.isValidTypeName("1x") && !ArchiveSchema.isValidTypeName("a-b"))
     }
 
+    /// A field holding objects of a Foundation class no type maps (`NSTextStorage`, a private
+    /// subclass of `NSMutableAttributedString`): generated as an `ArchiveValue` kept as stored,
+    /// and the generated registry inspects unknown classes, saying which; a schema without such
+    /// objects (the fleet) does not. A registry set as the generated one reads the field as an
+    /// `.instance` and writes the same graph back.
+    @Test func unmappedFoundationFieldsAreArchiveValuesReadAsStored() throws {
+        let storage = ArchiveValue.instance(ArchiveInstance(classes: ["NSTextStorage", "NSMutableAttributedString", "NSAttributedString", "NSObject"], fields: [
+            .init(key: "NSString", value: .object(.string("hello", mutable: true))),
+        ]))
+        let document = ArchiveValue.instance(ArchiveInstance(classes: ["MyDocument", "NSObject"], fields: [.init(key: "NSTextStorage", value: .object(storage))]))
+        let bytes = try KeyedArchiver.archive(document, registry: ArchiveRegistry())
+        let source = try ArchiveSchema(archives: [bytes]).swiftSource(name: "Documents")
+        #expect(source.contains("var nsTextStorage: ArchiveValue\n"), "\(source)")
+        #expect(source.contains("nsTextStorage = try decoder.decode(ArchiveValue.self, forKey: \"NSTextStorage\")"))
+        #expect(source.contains("// NSTextStorage: Foundation classes no Swift type maps, read as stored"))
+        #expect(source.contains("registry.inspectsUnknownClasses = true"))
+        #expect(!(try ArchiveSchema(archives: [try Self.fleet()]).swiftSource(name: "Fleet")).contains("inspectsUnknownClasses"))
+
+        var registry = ArchiveRegistry()
+        registry.decodesModelsInArchiveValues = true
+        registry.inspectsUnknownClasses = true
+        let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: registry)
+        let read = try unarchiver.decode(ArchiveValue.self)
+        #expect(read.instanceValue?["NSTextStorage"]?.value?.instanceValue?.className == "NSTextStorage")
+        let diff = ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: try KeyedArchiver.archive(read, registry: registry)))
+        #expect(diff.isEqual, "\(diff.differences.map(\.description))")
+    }
+
     /// Property names as Swift's API guidelines write them, from keys as archives spell them.
     @Test func propertyNamesFollowTheAPIGuidelines() {
         let expected: [(String, String)] = [

@@ -6,7 +6,7 @@
 # generic view, and with `keyedarchive diff`: values, then sharing (Runner/main.swift).
 # The fleet is also generated without --public into `Run` itself. Docs/Schema.md.
 #
-#   Tests/SchemaGeneration/run.sh            the CI set: the bundled fleet and 13 Apple-made archives
+#   Tests/SchemaGeneration/run.sh            the CI set: the bundled fleet and 14 Apple-made archives
 #   Tests/SchemaGeneration/run.sh --all      every archive of ../shared/fixtures/apple and Fixtures/
 #   Tests/SchemaGeneration/run.sh FILE...    the given archives
 # With SCHEMA_ROUNDTRIP_DIR set, each round trip is also written there as NAME.roundtrip.
@@ -23,6 +23,7 @@ CI_SET=(
   apple-sample-code/AbstractTree_AbstractTree_DataModel.xcdatamodel-elements
   apple-sample-code/AbstractTree_MainMenu_built-app.nib
   apple-sample-code/CocoaSlides_BrowserWindow.keyedobjects.nib
+  apple-sample-code/FancyStickiesUsingCoreDataSync_Sticky.keyedobjects.nib
   apple-sample-code/RadiantColorPicker_RadiantColorPicker.keyedobjects.nib
   nib/AlanQuatermain_bdk_BackRow_English.keyedobjects.nib
   nib/Grayson_compress.app_main_English.keyedobjects.nib
