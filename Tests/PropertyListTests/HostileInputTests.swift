@@ -656,6 +656,27 @@ extension HostileFuzzFindingTests {
         #expect(Self.dateLine(xml) == "<date>2001-01-01T00:59:60Z</date>")
         #expect(try XMLPropertyListReader.read(xml).value == .date(PropertyListDate(secondsSinceReferenceDate: 3600)))
     }
+
+    /// XML-target finding F12 (CI's 60 s smoke, twenty-fourth session): `<date>` with the year
+    /// 1234567890123 and 70 seconds. Core Foundation's reader keeps the year in 32 bits (it wraps
+    /// to 1912276171, about 6.03e16 s), and past 2^53 s its floating-point date fields do not
+    /// read back as the same double: the time is written as `…T00:01:08Z`, which reads back 8 s
+    /// (one unit in the last place) earlier. Foundation's PropertyListSerialization (the same C
+    /// code) reads and writes exactly these, so Apple's behaviour is kept and pinned here; the
+    /// fuzz harness's XML image allows it.
+    @Test func xmlDatesPast2To53SecondsMatchCoreFoundation() throws {
+        let fuzzed = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<date>1234567890123-01-01T00:00:70Z</date>\n</plist>\n"
+        let ours = try XMLPropertyListReader.read(Array(fuzzed.utf8)).value
+        let theirs = try PropertyListSerialization.propertyList(from: Data(fuzzed.utf8), options: [], format: nil) as? Date
+        let seconds = try #require(theirs?.timeIntervalSinceReferenceDate)
+        #expect(ours == .date(PropertyListDate(secondsSinceReferenceDate: seconds)))
+        #expect(seconds == 60_345_544_193_510_472)
+        try Self.checkDatesAgainstCoreFoundation([
+            (seconds, "<date>1912276171-01-01T00:01:08Z</date>", 60_345_544_193_510_464),
+            // Below 2^53 s every whole second reads back as itself.
+            (9_007_199_254_740_991, "<date>285428782-11-12T07:36:31Z</date>", 9_007_199_254_740_991),
+        ])
+    }
 }
 
 extension Result where Failure == PropertyListError {
