@@ -143,8 +143,16 @@ def narrowed(baseline, current):
 def additions(baseline, current):
     """What `current` declares that `baseline` does not (the digester does not list additions)."""
     old, new = declarations(baseline), declarations(current)
+    public = public_declarations(current)
+    public_paths = {dotted for _, dotted in public}
     added = []
     for key, usrs in new.items():
+        # Package, internal or SPI declarations (and their conformances) are not API.
+        if key[0] == "Conformance":
+            if key[1].split(": ", 1)[0] not in public_paths:
+                continue
+        elif key not in public:
+            continue
         if key not in old:
             added.append(next(iter(usrs.values())))
         elif len(usrs) > len(old[key]):  # a new overload of a name that was there

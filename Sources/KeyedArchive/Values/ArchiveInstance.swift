@@ -21,6 +21,11 @@ import PropertyList
 /// `encodeInt:forKey:`, `encodeDouble:forKey:`, `encodeBool:forKey:` and
 /// `encodeBytes:length:forKey:` write).
 ///
+/// Built by hand, it writes an object of any class: each field says how it is stored (a
+/// reference, an array of references, a value in the object, `$null`, or a conditional
+/// reference), an object several fields refer to is an ``ArchiveSharedObject``, and one that
+/// refers back to itself is made with ``ArchiveSharedObject/init(building:)``.
+///
 /// Equality compares the class chain and the fields in order, each field by its kind of storage
 /// and its value.
 public struct ArchiveInstance: Hashable, Sendable, CustomStringConvertible {
