@@ -14,10 +14,11 @@ import datetime
 import json
 import math
 import plistlib
+import struct
 import sys
 
 REFERENCE = datetime.datetime(2001, 1, 1, tzinfo=datetime.timezone.utc)
-TAGS = {"$real", "$data", "$date", "$uid", "$dict"}
+TAGS = {"$real", "$real32", "$data", "$date", "$uid", "$dict"}
 
 
 def canon_plist(value, xml):
@@ -70,6 +71,12 @@ def canon_json(value, xml):
                 if isinstance(body, str):
                     return ("real", {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}[body])
                 return ("real", float(body))
+            if tag == "$real32":
+                # Version 2: a 32-bit real, its shortest decimal read as a float and widened as
+                # plistlib widens the stored float.
+                if isinstance(body, str):
+                    return ("real", {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}[body])
+                return ("real", struct.unpack("<f", struct.pack("<f", float(body)))[0])
             if tag == "$data":
                 return ("data", base64.b64decode(body, validate=True))
             if tag == "$date":

@@ -39,7 +39,8 @@ public struct ArchiveDiff: Sendable, CustomStringConvertible {
             /// The same kind of value with another value.
             case valueChanged
             /// Another kind of value: integer vs real, 32- vs 64-bit real, string vs data,
-            /// an object vs a plain value.
+            /// an object vs a plain value, a value stored inline vs the same value as an object
+            /// of `$objects` (which Foundation's `decodeInteger(forKey:)` reads as 0).
             case typeChanged
             /// A field, dictionary key, set element or `$top` key present only in A.
             case onlyInA
@@ -236,6 +237,13 @@ struct DiffSide {
         }
     }
 
+    /// Whether a stored value is a reference to an object of `$objects` (in an archive; a plain
+    /// property list's UIDs are values).
+    func isReference(_ value: PropertyListValue) -> Bool {
+        guard graph != nil, case .uid = value else { return false }
+        return true
+    }
+
     /// The class dictionary of an instance.
     func descriptor(of index: Int) -> ArchiveGraph.ClassDescriptor? {
         guard let graph, case .instance(let instance) = graph.objects[index],
@@ -369,6 +377,12 @@ enum DiffText {
         case .uid(let uid): return "UID \(uid.value)"
         case .array, .set, .dictionary: return "\(value.kindNameWithArticle) of \(countOf(value))"
         }
+    }
+
+    /// A plain value with where it is stored, for a difference between an inline value and an
+    /// object of `$objects` (`integer 3 stored inline` / `integer 3 as an object in $objects`).
+    static func describe(_ value: PropertyListValue, referenced: Bool) -> String {
+        describe(value) + (referenced ? " as an object in $objects" : " stored inline")
     }
 
     /// An exact text for matching: different values never share one.
@@ -540,6 +554,14 @@ struct DiffWalk {
         case (.null, .null):
             return
         case (.leaf(let left), .leaf(let right)):
+            // A number (or string, data…) stored inline in one archive and as an object of
+            // `$objects` in the other reads differently: Foundation's `decodeInteger(forKey:)`
+            // of a reference is 0, and `decodeObject(forKey:)` of an inline number is nil.
+            let referencedA = a.isReference(aValue), referencedB = b.isReference(bValue)
+            guard referencedA == referencedB else {
+                report(.typeChanged, at: position, DiffText.describe(left, referenced: referencedA), DiffText.describe(right, referenced: referencedB))
+                return
+            }
             compareLeaves(left, right, at: position)
         case (.object(let left), .object(let right)):
             compareObjects(left, right, at: position, checkSharing: checkSharing)

@@ -3,7 +3,7 @@ extension PropertyListError.Code {
     /// `Docs/PlistJSON.md`.
     public static let jsonSyntax = PropertyListError.Code(rawValue: "jsonSyntax")
     /// Well-formed JSON that the canonical property-list JSON gives no meaning: a tag
-    /// (`$real`, `$data`, `$date`, `$uid`, `$dict`) holding the wrong kind of value, `null`, or a
+    /// (`$real`, `$real32`, `$data`, `$date`, `$uid`, `$dict`) holding the wrong kind of value, `null`, or a
     /// bare number with a fraction or exponent (reals are always tagged).
     public static let invalidTaggedValue = PropertyListError.Code(rawValue: "invalidTaggedValue")
 }
@@ -11,13 +11,13 @@ extension PropertyListError.Code {
 /// Reads the canonical property-list JSON of `Docs/PlistJSON.md` (what
 /// ``PropertyListJSONRenderer`` writes and `keyedarchive plist` prints) back into the property
 /// list it stands for: `{"$uid": n}` a UID, `{"$data": "…"}` data, `{"$date": s}` a date,
-/// `{"$real": x}` a real, `{"$dict": {…}}` a dictionary whose one key is a tag, members in
+/// `{"$real": x}` a 64-bit real, `{"$real32": x}` a 32-bit one, `{"$dict": {…}}` a dictionary whose one key is a tag, members in
 /// the order written (a key written twice is kept twice, as the renderer prints a binary
 /// dictionary that stores it twice), and every plain integer exact up to 128 bits.
 ///
 /// For every property list P, rendering what this reads from `render(P)` gives `render(P)`
-/// again. Two things the text does not carry come back in their usual form: a real is read
-/// as a 64-bit real (a 32-bit real prints as the double it widens to), and an integer is
+/// again (version 1 text, whose reals are all `$real`, reads as 64-bit reals). What the text does
+/// not carry comes back in its usual form: an integer is
 /// stored in the 16-byte form only when it needs it (above 2^63 − 1), as Core Foundation
 /// stores a number it makes.
 ///
@@ -273,6 +273,8 @@ struct JSONPropertyListParser {
         switch tag {
         case "$real":
             return (.real(.float64(try seconds(payload, tag: tag, at: offset))), 0)
+        case "$real32":
+            return (.real(.float32(try float(payload, at: offset))), 0)
         case "$date":
             return (.date(PropertyListDate(secondsSinceReferenceDate: try seconds(payload, tag: tag, at: offset))), 0)
         case "$data":
@@ -318,6 +320,28 @@ struct JSONPropertyListParser {
             return -.infinity
         default:
             throw wrongPayload(tag, "a number, or \"nan\", \"inf\" or \"-inf\"", payload, at: offset)
+        }
+    }
+
+    /// The number a `$real32` holds: its decimal read as a float (once, not through a double,
+    /// which could round twice), or "nan", "inf", "-inf".
+    private func float(_ payload: PropertyListValue, at offset: Int) throws(Fault) -> Float {
+        switch payload {
+        case .real(.float32(let float)):
+            return float
+        case .integer(let integer):
+            guard let float = Float(integer.description), float.isFinite else {
+                throw Fault(code: .invalidNumber, message: "\(integer.description.excerptForMessage(40)) is beyond the range of a 32-bit real", offset: offset)
+            }
+            return float
+        case .string(let text) where text == "nan":
+            return .nan
+        case .string(let text) where text == "inf":
+            return .infinity
+        case .string(let text) where text == "-inf":
+            return -.infinity
+        default:
+            throw wrongPayload("$real32", "a number, or \"nan\", \"inf\" or \"-inf\"", payload, at: offset)
         }
     }
 
@@ -496,7 +520,7 @@ struct JSONPropertyListParser {
     }
 
     /// A number at `position`. A plain integer is a property-list integer (exact to 128 bits);
-    /// a number with a fraction or exponent is accepted only as the payload of `$real` or
+    /// a number with a fraction or exponent is accepted only as the payload of `$real`, `$real32` or
     /// `$date`, the only places the contract puts one.
     private mutating func parseNumber() throws(Fault) -> PropertyListValue {
         let start = position
@@ -533,6 +557,13 @@ struct JSONPropertyListParser {
         if !isInteger {
             guard inTagPayloadForNumber() else { throw bareReal(at: start) }
             let text = String(decoding: bytes[start..<position], as: UTF8.self)
+            if inFloatPayload() {
+                guard let float = Float(text), float.isFinite else {
+                    throw Fault(code: .invalidNumber, message: "\(text.excerptForMessage(40)) is beyond the range of a 32-bit real", offset: start)
+                }
+                markTagNumber()
+                return .real(.float32(float))
+            }
             guard let double = Double(text), double.isFinite else {
                 throw Fault(code: .invalidNumber, message: "\(text.excerptForMessage(40)) is beyond the range of a 64-bit real", offset: start)
             }
@@ -549,10 +580,16 @@ struct JSONPropertyListParser {
         while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
     }
 
-    /// Whether the number being read is the first member of an object under `$real` or `$date`.
+    /// Whether the number being read is the first member of an object under `$real`, `$real32` or `$date`.
     private func inTagPayloadForNumber() -> Bool {
         guard case .object(let frame)? = stack.last else { return false }
-        return frame.isFirstMember(named: "$real") || frame.isFirstMember(named: "$date")
+        return frame.isFirstMember(named: "$real") || frame.isFirstMember(named: "$real32") || frame.isFirstMember(named: "$date")
+    }
+
+    /// Whether the number being read is the payload of `$real32`, read as a float.
+    private func inFloatPayload() -> Bool {
+        guard case .object(let frame)? = stack.last else { return false }
+        return frame.isFirstMember(named: "$real32")
     }
 
     private mutating func markTagNumber() {

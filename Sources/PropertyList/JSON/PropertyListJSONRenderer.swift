@@ -1,9 +1,11 @@
-/// Renders a property list as the canonical JSON of `Docs/PlistJSON.md` (version 1): lossless,
-/// diff-friendly, and comparable across independent readers.
+/// Renders a property list as the canonical JSON of `Docs/PlistJSON.md` (version 2): lossless,
+/// diff-friendly, and comparable across independent readers. A 32-bit real is written
+/// `{"$real32": x}` (the contract's version 2), so that a JSON fixture keeps the width a binary
+/// one keeps; a 64-bit real is `{"$real": x}` as in version 1.
 public enum PropertyListJSONRenderer {
     /// Tag keys that mark a JSON object as a typed value; a real dictionary with exactly one of
     /// these keys is wrapped in `{"$dict": …}` so the two can never be confused.
-    static let tagKeys: Set<String> = ["$real", "$data", "$date", "$uid", "$dict"]
+    static let tagKeys: Set<String> = ["$real", "$real32", "$data", "$date", "$uid", "$dict"]
 
     /// The longest text rendered by default: 1 GiB. The contract writes a value shared in a
     /// binary file at every reference, so a small file can stand for a far larger text (a
@@ -108,6 +110,12 @@ public enum PropertyListJSONRenderer {
         // Swift's description is the shortest round-trip form ("0.1", "1e-05", "5e-324").
         value.description
     }
+
+    /// Shortest decimal that reads back to the same float (`34.1`, not the `34.099998474121094`
+    /// of the double it widens to), in a form JSON accepts.
+    static func number(_ value: Float) -> String {
+        value.description
+    }
 }
 
 struct JSONTextBuilder {
@@ -198,14 +206,21 @@ struct JSONTextBuilder {
         out.append(0x7D)
     }
 
-    mutating func appendReal(_ value: Double) {
+    /// `{"$real": x}` for a 64-bit real, `{"$real32": x}` for a 32-bit one (version 2).
+    mutating func appendReal(_ real: PropertyListReal) {
+        let tag = real.is32Bit ? "$real32" : "$real"
+        let value = real.doubleValue
+        openTag(tag)
         if value.isNaN {
-            openTag("$real"); appendString("nan"); closeTag()
+            appendString("nan")
         } else if value.isInfinite {
-            openTag("$real"); appendString(value < 0 ? "-inf" : "inf"); closeTag()
+            appendString(value < 0 ? "-inf" : "inf")
+        } else if case .float32(let float) = real {
+            appendASCII(PropertyListJSONRenderer.number(float))
         } else {
-            openTag("$real"); appendASCII(PropertyListJSONRenderer.number(value)); closeTag()
+            appendASCII(PropertyListJSONRenderer.number(value))
         }
+        closeTag()
     }
 
     mutating func append(_ value: PropertyListValue, depth: Int) throws(PropertyListError) {
@@ -231,7 +246,7 @@ struct JSONTextBuilder {
             if length > room / 6 { try checkLength(adding: Self.escapedLength(string)) }
             appendString(string)
         case .integer(let integer): appendASCII(integer.description)
-        case .real(let real): appendReal(real.doubleValue)
+        case .real(let real): appendReal(real)
         case .bool(let flag): appendASCII(flag ? "true" : "false")
         case .date(let date):
             let seconds = date.secondsSinceReferenceDate
