@@ -83,6 +83,12 @@ public struct ArchiveCompatibility: Sendable {
         var exampleIsNew = false
         /// What breaks, and the fix: an alias, `decodeIfPresent`, a default, a migration.
         public let advice: String
+        /// The superclasses of ``className`` as the archives chain them (nearest first): a
+        /// `Superclass.key` pattern names a change to a subclass's key, as `ignoring:` does.
+        var superclasses: [String] = []
+        /// For ``ArchiveCompatibilityRule/keyRenamed``: the key the value moved to (``key`` is
+        /// the key it moved from).
+        public internal(set) var renamedKey: String?
 
         /// `ARCHIVE: KEYPATH`, when there is an example.
         public var example: String? {
@@ -101,15 +107,29 @@ public struct ArchiveCompatibility: Sendable {
         }
 
         /// Whether `pattern` names this change: a rule's name, a class, `Class.key`, or a rule
-        /// and a class or key (`keyRemoved:Airplane.licenses`), which names only that kind of
-        /// change there. A class is matched by its own name only: `Airplane.wingspan` does not
-        /// name a change to `Glider.wingspan`, even where `Glider` is a kind of `Airplane`.
+        /// and a class or key (`key-removed:Airplane.licenses`), which names only that kind of
+        /// change there. `Class.key` means what it means in `ignoring:` (``ArchiveFieldPattern``
+        /// in KeyedArchiveTesting): the key in objects of the class or of any subclass, so
+        /// `Airplane.registration` names a change to `Glider.registration` too. A class alone
+        /// names the class's own changes. A rename is named by either of its keys.
         public func matches(_ pattern: String) -> Bool {
             if let colon = pattern.firstIndex(of: ":"), let named = ArchiveCompatibilityRule(rawValue: String(pattern[..<colon])) {
-                let target = pattern[pattern.index(after: colon)...]
-                return named == rule && (target == className || target == location)
+                let target = String(pattern[pattern.index(after: colon)...])
+                return named == rule && (target == className || names(classKey: target))
             }
-            return pattern == rule.rawValue || pattern == className || pattern == location
+            return pattern == rule.rawValue || pattern == className || names(classKey: pattern)
+        }
+
+        /// Whether `pattern` is `Class.key` for this change's key (or the key a rename moved it
+        /// to), `Class` being its class or a superclass.
+        private func names(classKey pattern: String) -> Bool {
+            guard let key else { return false }
+            for name in [className] + superclasses {
+                for stored in [key] + (renamedKey.map { [$0] } ?? []) where pattern == "\(name).\(stored)" {
+                    return true
+                }
+            }
+            return false
         }
     }
 
@@ -168,6 +188,14 @@ public struct ArchiveCompatibility: Sendable {
     /// schedule archive is not reported as a pilot archive whose root changed. A new kind the old
     /// side does not have (a renamed root class, say) is compared with the whole old side.
     public init(old: ArchiveSchemaSource, new: ArchiveSchemaSource) {
+        self.init(old: old, new: new, newReaders: nil)
+    }
+
+    /// The same, with the registry new readers decode with (the testing toolkit encodes the new
+    /// side with it): whether new readers admit a class where old archives hold it is asked of
+    /// the registry (a class registered in one family with the classes the new samples hold
+    /// there is admitted), not guessed from which subclasses a few samples happen to hold.
+    package init(old: ArchiveSchemaSource, new: ArchiveSchemaSource, newReaders: ArchiveRegistry?) {
         oldName = old.name
         newName = new.name
         newArchiveName = new.archives.first?.name
@@ -197,6 +225,9 @@ public struct ArchiveCompatibility: Sendable {
         var found: [Change] = []
         for pair in pairs {
             var comparison = ArchiveCompatibilityComparison(old: pair.old.schema, new: pair.new.schema)
+            comparison.oldArchives = pair.old.archives.map(\.graph)
+            comparison.newArchives = pair.new.archives.map(\.graph)
+            comparison.newReaders = newReaders
             comparison.compare()
             found += ArchiveCompatibilityExamples.resolve(comparison.found, old: pair.old, new: pair.new)
         }

@@ -42,6 +42,15 @@ struct ArchiveCompatibilityComparison {
     var removedPlaces: [String: [String]] = [:]
     var addedPlaces: [String: [String]] = [:]
 
+    /// The archives each side was inferred from (none for a schema file): the values they hold
+    /// tell a renamed key from a removed one and an added one.
+    var oldArchives: [ArchiveGraph] = []
+    var newArchives: [ArchiveGraph] = []
+    /// The registry new readers decode with, when the caller has it (the testing toolkit
+    /// encodes the new side with it): what they admit is then asked of it, not guessed from the
+    /// classes a few samples happen to hold.
+    var newReaders: ArchiveRegistry?
+
     init(old: ArchiveSchema, new: ArchiveSchema) {
         self.old = old
         self.new = new
@@ -61,6 +70,7 @@ struct ArchiveCompatibilityComparison {
             compareChains(type, counterpart)
         }
         reportClasses()
+        foldFamilies()
         found.sort { a, b in
             let (x, y) = (a.change, b.change)
             if x.className != y.className { return ArchiveSchema.precedes(x.className, y.className) }
@@ -202,9 +212,18 @@ struct ArchiveCompatibilityComparison {
         var newByKey: [ArchiveExactKey: ArchiveSchema.Key] = [:]
         for key in newKeys { newByKey[ArchiveExactKey(key.storedKey)] = key }
         let names = Set(oldByKey.keys).union(newByKey.keys).map(\.string).sorted(by: ArchiveSchema.precedes)
-        for name in names {
+        let renames = slotClass == Self.topName ? [] : pairRenamedKeys(oldClass: oldClass, newClass: newClass,
+                                                                       removed: oldKeys.filter { newByKey[ArchiveExactKey($0.storedKey)] == nil },
+                                                                       added: newKeys.filter { oldByKey[ArchiveExactKey($0.storedKey)] == nil },
+                                                                       oldTotal: oldTotal, newTotal: newTotal)
+        let renamed = Set(renames.flatMap { [ArchiveExactKey($0.old.storedKey), ArchiveExactKey($0.new.storedKey)] })
+        for name in names where !renamed.contains(ArchiveExactKey(name)) {
             let slot = Slot(className: slotClass, oldClass: oldClass, newClass: newClass, key: name)
             compareKey(slot, old: oldByKey[ArchiveExactKey(name)], new: newByKey[ArchiveExactKey(name)], oldTotal: oldTotal, newTotal: newTotal)
+        }
+        for rename in renames {
+            let slot = Slot(className: slotClass, oldClass: oldClass, newClass: newClass, key: rename.old.storedKey)
+            addRename(slot, old: rename.old, new: rename.new, oldTotal: oldTotal, newTotal: newTotal, sameValues: rename.sameValues)
         }
     }
 
@@ -493,8 +512,10 @@ struct ArchiveCompatibilityComparison {
     }
 
     /// Whether a version's readers admit `name` where its archives hold `admitted`: one of them,
-    /// or a class whose archived chains descend from one.
+    /// or a class whose archived chains descend from one; for the new version, also a class its
+    /// registry (when given) registers in one family with a class it holds there.
     private func admits(_ schema: ArchiveSchema, _ name: String, _ admitted: Set<ArchiveExactKey>, inNew: Bool) -> Bool {
+        if inNew, let newReaders, admitted.contains(where: { newReaders.registersInOneFamily(name, $0.string) }) { return true }
         guard let type = schema.class(named: name) else { return false }
         return type.chains.contains { chain in
             chain.dropFirst().contains { admitted.contains(ArchiveExactKey(inNew ? canonical($0) : $0)) }
@@ -560,8 +581,9 @@ struct ArchiveCompatibilityComparison {
 
     mutating func add(_ rule: ArchiveCompatibilityRule, breaks: [ArchiveCompatibility.Direction], warning: Bool = false, className: String, key: String?,
                       old: String, new: String, advice: String, query: ArchiveCompatibilityExampleQuery?) {
-        let change = ArchiveCompatibility.Change(rule: rule, breaks: breaks.sorted(), isWarning: warning, className: className, key: key,
+        var change = ArchiveCompatibility.Change(rule: rule, breaks: breaks.sorted(), isWarning: warning, className: className, key: key,
                                                  old: old, new: new, exampleArchive: nil, exampleKeyPath: nil, advice: advice)
+        change.superclasses = superclasses(of: className)
         found.append(ArchiveCompatibilityFinding(change: change, query: query))
     }
 

@@ -31,6 +31,12 @@ public enum ArchiveCompatibilityRule: String, CaseIterable, Hashable, Sendable {
     /// A key is newly written. Breaks backward when new readers require it (old archives lack
     /// it), unless they decode it with `decodeIfPresent` and a default.
     case keyAdded = "key-added"
+    /// A key is no longer written and another key of the same class holds what it held (the
+    /// same kinds, and, where both sides are archives, the same values): the value moved. Old
+    /// readers that require the old key and new readers that require the new one both break;
+    /// the fix keeps the value: new readers read the new key falling back to the old one, and
+    /// new versions write the old key too, with the real value, while old readers remain.
+    case keyRenamed = "key-renamed"
     /// A key every old instance had is now written only sometimes. Breaks forward when old
     /// readers required it.
     case keyBecameOptional = "key-became-optional"
@@ -82,6 +88,7 @@ public enum ArchiveCompatibilityRule: String, CaseIterable, Hashable, Sendable {
         case .classAdded: return "a class old readers do not know appears where they read (forward)"
         case .keyRemoved: return "a key is no longer written (forward, when old readers required it)"
         case .keyAdded: return "a key is newly written (backward, when new readers require it)"
+        case .keyRenamed: return "a key's value moved to another key of the class: renamed (forward and backward, when readers require them)"
         case .keyBecameOptional: return "a key always written is now written only sometimes (forward)"
         case .keyBecameRequired: return "a key written only sometimes is now always written (backward)"
         case .nullAdded: return "$null now stored under a key old archives always filled (forward)"

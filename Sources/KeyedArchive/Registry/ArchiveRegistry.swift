@@ -294,6 +294,21 @@ public struct ArchiveRegistry: Sendable {
         return (index, entries[index].isClass)
     }
     func entry(named name: String) -> Int? { entryByName[ArchiveExactKey(name)] }
+
+    /// Whether two archived class names are registered in one family: both registered (by name
+    /// or alias) under the same root. Readers that decode the family's root there admit both.
+    func registersInOneFamily(_ a: String, _ b: String) -> Bool {
+        guard let first = entry(named: a), let second = entry(named: b) else { return false }
+        return familyRoot(of: first) == familyRoot(of: second)
+    }
+
+    /// The registered root above an entry (superclass links are to earlier entries, so the
+    /// walk ends).
+    private func familyRoot(of index: Int) -> Int {
+        var current = index
+        while let parent = entries[current].superclass, parent < current { current = parent }
+        return current
+    }
     func foundationClass(named name: String) -> FoundationClass? { foundationByName[ArchiveExactKey(name)] }
 
     /// `$classes` for an entry: its name, its registered superclasses' names, then `NSObject`.

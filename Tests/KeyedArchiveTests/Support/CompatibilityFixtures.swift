@@ -106,6 +106,13 @@ enum CompatibilityFixtures {
                    ("bessie.plist", root(pilot("Bessie", [("hours", hours(80)), ("rank", .object("first officer"))])))],
              forward: [expect("key-added", ["backward"], "Pilot.rank")],
              reverse: [expect("key-removed", ["forward"], "Pilot.rank")]),
+        // The trial's rename: one `encode(with:)` of the superclass writes `registration` for
+        // every class of the family, and the next version writes the same values as `tailNumber`.
+        Pair(name: "key-renamed",
+             old: [("fleet.plist", root(collection("NSArray", fleetOfThree(registrationKey: "registration"))))],
+             new: [("fleet.plist", root(collection("NSArray", fleetOfThree(registrationKey: "tailNumber"))))],
+             forward: [expect("key-renamed", both, "Airplane.registration")],
+             reverse: [expect("key-renamed", both, "Airplane.tailNumber")]),
         Pair(name: "key-became-optional",
              old: [("amelia.plist", root(pilot("Amelia", [("callsign", .object("AE"))]))), ("bessie.plist", root(pilot("Bessie", [("callsign", .object("BC"))])))],
              new: [("amelia.plist", root(pilot("Amelia", [("callsign", .object("AE"))]))), ("bessie.plist", root(pilot("Bessie")))],
@@ -179,6 +186,16 @@ enum CompatibilityFixtures {
     ]
 
     /// Where a pair's side lives on disk.
+    /// Two airplanes of each class of the family, their registrations under `registrationKey`.
+    static func fleetOfThree(registrationKey: String) -> [any ArchiveObjectEncodable] {
+        let planes: [(classes: [String], model: String, registration: String)] = [
+            (["Airplane"], "Cessna 152", "G-BOYL"), (["Airplane"], "Cessna 172", "N172SP"),
+            (["Glider", "Airplane"], "ASK 21", "D-8721"), (["Glider", "Airplane"], "Discus", "D-2402"),
+            (["PoweredAirplane", "Airplane"], "J-3 Cub", "N3918K"), (["PoweredAirplane", "Airplane"], "Beaver", "C-FODJ"),
+        ]
+        return planes.map { plane in object(plane.classes, [("model", .object(plane.model)), (registrationKey, .object(plane.registration))]) }
+    }
+
     static func folder(_ pair: Pair, _ side: String) -> URL {
         root.appendingPathComponent(pair.name).appendingPathComponent(side)
     }

@@ -58,7 +58,7 @@ public func storage(_ field: ArchiveInstance.FieldValue) -> String {
 /// Whether a compatibility rule is one the client's release process blocks on.
 public func blocksRelease(_ rule: ArchiveCompatibilityRule) -> Bool {
     switch rule {
-    case .classRemoved, .keyRemoved, .keyBecameRequired, .kindChanged: true
+    case .classRemoved, .keyRemoved, .keyRenamed, .keyBecameRequired, .kindChanged: true
     case .classRenamed, .classModuleChanged, .classChainChanged, .classAdded, .keyAdded,
          .keyBecameOptional, .nullAdded, .nullRemoved, .storageChanged, .collectionChanged,
          .classChanged, .integerWidened, .elementKindChanged, .elementClassChanged, .topKeyAdded,
