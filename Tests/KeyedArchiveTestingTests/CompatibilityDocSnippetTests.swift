@@ -29,6 +29,43 @@ struct StoryPilot: KeyedArchivable, Equatable {
     }
 }
 
+/// Docs/Compatibility.md, "A key renamed": the airplane after `registration` became
+/// `tailNumber`, read from either key and written under both while old readers remain.
+struct RenamedKeyAirplane: KeyedArchivable, Equatable {
+    var registration: String
+
+    init(registration: String) {
+        self.registration = registration
+    }
+
+    init(from decoder: KeyedArchiveDecoder) throws {
+        registration = try decoder.decodeIfPresent(String.self, forKey: "tailNumber")
+            ?? decoder.decode(String.self, forKey: "registration")
+    }
+
+    func encode(to encoder: KeyedArchiveEncoder) throws {
+        try encoder.encode(registration, forKey: "tailNumber")
+        try encoder.encode(registration, forKey: "registration")   // for readers of the old version
+    }
+}
+
+/// The same airplane as the version before the rename wrote it.
+struct RegistrationKeyAirplane: KeyedArchivable, Equatable {
+    var registration: String
+
+    init(registration: String) {
+        self.registration = registration
+    }
+
+    init(from decoder: KeyedArchiveDecoder) throws {
+        registration = try decoder.decode(String.self, forKey: "registration")
+    }
+
+    func encode(to encoder: KeyedArchiveEncoder) throws {
+        try encoder.encode(registration, forKey: "registration")
+    }
+}
+
 /// Docs/Compatibility.md's "In tests": every line of code of its Swift snippets is in this file
 /// and runs here, against the repository's own contracts and decisions (the working directory of
 /// `swift test` is the package root, as the snippets' relative paths assume), and the failure
@@ -78,6 +115,25 @@ struct StoryPilot: KeyedArchivable, Equatable {
                 #expect(here.contains(line), "not run by this file: \(line)")
             }
         }
+    }
+
+    /// "A key renamed": the fix reads archives of both versions, and what it writes the old
+    /// version reads, with the real value, and is compatible with the old contract.
+    @Test func aRenamedKeysFixKeepsTheValueBothWays() throws {
+        var old = ArchiveRegistry()
+        old.register(RegistrationKeyAirplane.self, className: "Airplane")
+        var new = ArchiveRegistry()
+        new.register(RenamedKeyAirplane.self, className: "Airplane")
+        let written = try KeyedArchiver.archive(RegistrationKeyAirplane(registration: "N3918K"), registry: old)
+        #expect(try KeyedUnarchiver.unarchive(RenamedKeyAirplane.self, from: written, registry: new) == RenamedKeyAirplane(registration: "N3918K"))
+        let rewritten = try KeyedArchiver.archive(RenamedKeyAirplane(registration: "D-8721"), registry: new)
+        #expect(try KeyedUnarchiver.unarchive(RegistrationKeyAirplane.self, from: rewritten, registry: old) == RegistrationKeyAirplane(registration: "D-8721"))
+        #expect(try KeyedUnarchiver.unarchive(RenamedKeyAirplane.self, from: rewritten, registry: new) == RenamedKeyAirplane(registration: "D-8721"))
+        // Against the old version's archives, only the key added is reported (the fallback read
+        // is what answers it): nothing was lost, so nothing is reported lost.
+        let compatibility = ArchiveCompatibility(old: try ArchiveSchemaSource(name: "old", files: [("old.plist", written)]),
+                                                 new: try ArchiveSchemaSource(name: "new", files: [("new.plist", rewritten)]))
+        #expect(compatibility.changes.map { "\($0.rule.rawValue) \($0.location)" } == ["key-added Airplane.tailNumber"])
     }
 
     /// The first snippet, as written: v2 against v1's contract and the decision beside it.
