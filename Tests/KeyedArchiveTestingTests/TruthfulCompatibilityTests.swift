@@ -219,4 +219,34 @@ struct TrialPilot: KeyedArchivable {
         }
         #expect(named >= 9)
     }
+
+    static let decisionsChildVariable = "KEYEDARCHIVE_TESTING_DECISIONS_CHILD_DIR"
+
+    /// Run only as a child (below): a passing check beside a decisions file whose one decision
+    /// names nothing this contract has (it is for another contract in the folder).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[decisionsChildVariable] != nil))
+    func decisionsChild() throws {
+        let directory = try #require(ProcessInfo.processInfo.environment[Self.decisionsChildVariable])
+        let contract = directory + "/pilot.schema.json"
+        expectArchiveCompatible(of: Self.pilots(version: 1), registry: Self.registry(version: 1), contract: contract)
+    }
+
+    /// A test that passes prints nothing of the decisions file beside its contract, though one
+    /// of its decisions names nothing here (one file serves every contract in the folder); the
+    /// note is in a failure's message.
+    @Test(.enabled(if: RecordEnvironmentChild.canRunChild))
+    func passingChecksPrintNoDecisionNotes() throws {
+        let (directory, contract) = try Self.contract()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "key-removed:Schedule.day  the schedules' contract: days moved to flights\n".write(
+            to: directory.appendingPathComponent("compat-decisions.txt"), atomically: true, encoding: .utf8)
+        let output = try RecordEnvironmentChild.runChild(filter: "TruthfulCompatibilityTests.decisionsChild",
+                                                         environment: [Self.decisionsChildVariable: directory.path])
+        #expect(output.contains("decisionsChild()") && output.contains("passed"), "\(output)")
+        #expect(!output.contains("names nothing"), "\(output)")
+        // A failing check beside the same file has the note in its message.
+        let failing = ArchiveExpectations.checkArchiveCompatible(of: Self.pilots(version: 2), registry: Self.registry(version: 2),
+                                                                 contract: ArchiveFixtureLocation(contract))
+        #expect(failing?.contains("note: decision \"key-removed:Schedule.day\" names nothing either side has") == true, "\(failing ?? "passed")")
+    }
 }
