@@ -312,14 +312,21 @@ struct JSONPropertyListParser {
             if let unsigned = integer.uint64Value { return Double(unsigned) }
             // Beyond 64 bits: the decimal text rounds once, correctly.
             return Double(integer.description) ?? .nan
-        case .string(let text) where text == "nan":
-            return .nan
-        case .string(let text) where text == "inf":
-            return .infinity
-        case .string(let text) where text == "-inf":
-            return -.infinity
+        case .string(let text):
+            guard let value = Self.nonFinite(text) else { fallthrough }
+            return value
         default:
             throw wrongPayload(tag, "a number, or \"nan\", \"inf\" or \"-inf\"", payload, at: offset)
+        }
+    }
+
+    /// What a non-finite payload's text stands for: "nan", "inf", "-inf"; nil for any other text.
+    private static func nonFinite(_ text: String) -> Double? {
+        switch text {
+        case "nan": return .nan
+        case "inf": return .infinity
+        case "-inf": return -.infinity
+        default: return nil
         }
     }
 
@@ -334,12 +341,9 @@ struct JSONPropertyListParser {
                 throw Fault(code: .invalidNumber, message: "\(integer.description.excerptForMessage(40)) is beyond the range of a 32-bit real", offset: offset)
             }
             return float
-        case .string(let text) where text == "nan":
-            return .nan
-        case .string(let text) where text == "inf":
-            return .infinity
-        case .string(let text) where text == "-inf":
-            return -.infinity
+        case .string(let text):
+            guard let value = Self.nonFinite(text) else { fallthrough }
+            return Float(value)
         default:
             throw wrongPayload("$real32", "a number, or \"nan\", \"inf\" or \"-inf\"", payload, at: offset)
         }
