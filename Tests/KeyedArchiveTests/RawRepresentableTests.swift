@@ -366,6 +366,32 @@ final class FFuelRecord: NSObject, NSSecureCoding {
         #expect(real.keyPath.description == "root.gradient")
     }
 
+    /// A number type asked for through the generic `decode` (generic code that does not pick the
+    /// number overloads) reads an inline number too.
+    @Test func genericDecodeReadsAnInlineNumber() throws {
+        var registry = ArchiveRegistry()
+        registry.register(GenericFields.self, className: "KeyedArchiveTests.FFuelRecord")
+        let data = Self.foundationArchive(FFuelRecord(fuel: 2, reserve: nil, rules: "vfr", gradient: 12.5))
+        let fields = try KeyedUnarchiver(data: data, registry: registry).decode(GenericFields.self)
+        #expect(fields.fuel == 2 && fields.reserve == nil && fields.gradient == 12.5)
+    }
+
+    struct GenericFields: KeyedArchivable {
+        var fuel: Int, reserve: Int8?, gradient: Double
+        static func read<T: ArchiveObjectDecodable>(_ type: T.Type, _ decoder: KeyedArchiveDecoder, _ key: String) throws -> T {
+            try decoder.decode(type, forKey: key)
+        }
+        static func readIfPresent<T: ArchiveObjectDecodable>(_ type: T.Type, _ decoder: KeyedArchiveDecoder, _ key: String) throws -> T? {
+            try decoder.decodeIfPresent(type, forKey: key)
+        }
+        init(from decoder: KeyedArchiveDecoder) throws {
+            fuel = try Self.read(Int.self, decoder, "fuel")
+            reserve = try Self.readIfPresent(Int8.self, decoder, "reserve")
+            gradient = try Self.read(Double.self, decoder, "gradient")
+        }
+        func encode(to encoder: KeyedArchiveEncoder) throws {}
+    }
+
     /// Reads the inline integer `fuel` as a `String` enum: still a type mismatch.
     struct InlineMisread: KeyedArchivable {
         init(from decoder: KeyedArchiveDecoder) throws { _ = try decoder.decode(FlightRules.self, forKey: "fuel") }
