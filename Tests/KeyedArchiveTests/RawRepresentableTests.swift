@@ -136,6 +136,73 @@ final class FFlightPlan: NSObject, NSSecureCoding {
     }
 }
 
+enum FuelType: Int, ArchiveObjectCodable {
+    case avgas = 0, jetA, mogas
+}
+
+/// A model of an app's class that stores its enums as apps do: the raw value itself,
+/// `coder.encode(fuel.rawValue, forKey: "fuel")` — an integer or real inline (Foundation's
+/// `encodeInteger:`/`encodeDouble:`), a string object. It reads the enum types, and writes the
+/// raw values as the app does.
+struct FuelRecord: KeyedArchivable, Equatable {
+    var fuel: FuelType
+    var reserve: FuelType?
+    var rules: FlightRules
+    var gradient: Gradient
+
+    init(fuel: FuelType, reserve: FuelType?, rules: FlightRules, gradient: Gradient) {
+        self.fuel = fuel
+        self.reserve = reserve
+        self.rules = rules
+        self.gradient = gradient
+    }
+
+    init(from decoder: KeyedArchiveDecoder) throws {
+        fuel = try decoder.decode(FuelType.self, forKey: "fuel")
+        reserve = try decoder.decodeIfPresent(FuelType.self, forKey: "reserve")
+        rules = try decoder.decode(FlightRules.self, forKey: "rules")
+        gradient = try decoder.decode(Gradient.self, forKey: "gradient")
+    }
+
+    func encode(to encoder: KeyedArchiveEncoder) throws {
+        try encoder.encode(fuel.rawValue, forKey: "fuel")
+        if let reserve { try encoder.encode(reserve.rawValue, forKey: "reserve") }
+        try encoder.encode(rules.rawValue, forKey: "rules")
+        try encoder.encode(gradient.rawValue, forKey: "gradient")
+    }
+}
+
+/// The app's class: Foundation's NSKeyedArchiver writes `fuel`, `reserve` and `gradient` inline.
+final class FFuelRecord: NSObject, NSSecureCoding {
+    static var supportsSecureCoding: Bool { true }
+    let fuel: Int
+    let reserve: Int?
+    let rules: String
+    let gradient: Double
+
+    init(fuel: Int, reserve: Int?, rules: String, gradient: Double) {
+        self.fuel = fuel
+        self.reserve = reserve
+        self.rules = rules
+        self.gradient = gradient
+    }
+
+    func encode(with coder: NSCoder) {
+        coder.encode(fuel, forKey: "fuel")
+        if let reserve { coder.encode(reserve, forKey: "reserve") }
+        coder.encode(rules as NSString, forKey: "rules")
+        coder.encode(gradient, forKey: "gradient")
+    }
+
+    init?(coder: NSCoder) {
+        guard let rules = coder.decodeObject(of: NSString.self, forKey: "rules") as String? else { return nil }
+        fuel = coder.decodeInteger(forKey: "fuel")
+        reserve = coder.containsValue(forKey: "reserve") ? coder.decodeInteger(forKey: "reserve") : nil
+        self.rules = rules
+        gradient = coder.decodeDouble(forKey: "gradient")
+    }
+}
+
 /// Enums and custom value types as fields and in collections, stored as their raw values, against
 /// Foundation's NSKeyedArchiver/NSKeyedUnarchiver on Linux; unknown raw values and a caller's own
 /// `ArchiveError`s located at their key paths.
@@ -177,6 +244,164 @@ final class FFlightPlan: NSObject, NSSecureCoding {
         #expect(theirs.wake == 2 && theirs.categories == [1, 3] && theirs.byLeg == ["EDDF-EDDM": "ifr", "EDDM-LOWI": "vfr"])
         #expect(theirs.gradient == 12.5 && theirs.outsideAir == -56.5)
         #expect(try KeyedUnarchiver.unarchive(FlightPlan.self, from: data, registry: registry) == plan)
+    }
+
+    static func foundationArchive(_ record: FFuelRecord, format: PropertyListSerialization.PropertyListFormat = .binary) -> Data {
+        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+        archiver.outputFormat = format
+        archiver.encode(record, forKey: NSKeyedArchiveRootObjectKey)
+        archiver.finishEncoding()
+        return archiver.encodedData
+    }
+
+    static let fuelRegistry: ArchiveRegistry = {
+        var registry = ArchiveRegistry()
+        registry.register(FuelRecord.self, aliases: ["KeyedArchiveTests.FFuelRecord"])
+        return registry
+    }()
+
+    /// An enum Foundation's archiver stored as its raw value inline (`encode(_: Int, forKey:)`,
+    /// `encode(_: Double, forKey:)`) decodes as the enum type, as one stored as an `NSNumber`
+    /// object does; a `String` raw value is an object either way.
+    @Test(arguments: [PropertyListSerialization.PropertyListFormat.binary, .xml])
+    func foundationInlineRawValuesDecode(format: PropertyListSerialization.PropertyListFormat) throws {
+        let data = Self.foundationArchive(FFuelRecord(fuel: 1, reserve: 2, rules: "ifr", gradient: 12.5), format: format)
+        // Foundation wrote them inline: the premise of the test.
+        let graph = try ArchiveGraph(data: data)
+        guard let root = graph.topUID(forKey: "root"), case .instance(let instance)? = graph.object(root) else {
+            Issue.record("the root is not an object")
+            return
+        }
+        #expect(instance.value(forKey: "fuel") == .integer(1))
+        #expect(instance.value(forKey: "reserve") == .integer(2))
+        #expect(instance.value(forKey: "gradient") == .real(.float64(12.5)))
+        let record = try KeyedUnarchiver.unarchive(FuelRecord.self, from: data, registry: Self.fuelRegistry)
+        #expect(record == FuelRecord(fuel: .jetA, reserve: .mogas, rules: .ifr, gradient: .steep))
+        let without = try KeyedUnarchiver.unarchive(FuelRecord.self, from: Self.foundationArchive(FFuelRecord(fuel: 0, reserve: nil, rules: "vfr", gradient: 0)),
+                                                    registry: Self.fuelRegistry)
+        #expect(without == FuelRecord(fuel: .avgas, reserve: nil, rules: .vfr, gradient: .flat))
+    }
+
+    /// A model that writes the raw value, as the app does, writes it inline, as Foundation's
+    /// archiver does: Foundation's `decodeInteger(forKey:)` reads it, and so do we.
+    @Test(arguments: [ArchiveFormat.binary, .xml])
+    func inlineRawValuesAreWrittenAsFoundationWritesThem(format: ArchiveFormat) throws {
+        var registry = ArchiveRegistry()
+        registry.register(FuelRecord.self, className: "KeyedArchiveTests.FFuelRecord")
+        let record = FuelRecord(fuel: .mogas, reserve: .jetA, rules: .ifr, gradient: .steep)
+        let data = try KeyedArchiver.archivedData(record, registry: registry, format: format)
+        let theirs = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: FFuelRecord.self, from: data))
+        #expect(theirs.fuel == 2 && theirs.reserve == 1 && theirs.rules == "ifr" && theirs.gradient == 12.5)
+        #expect(try KeyedUnarchiver.unarchive(FuelRecord.self, from: data, registry: registry) == record)
+        // Field for field the form Foundation's archiver wrote for the same values.
+        let ours = try ArchiveGraph(data: data)
+        let foundation = try ArchiveGraph(data: Self.foundationArchive(FFuelRecord(fuel: 2, reserve: 1, rules: "ifr", gradient: 12.5)))
+        for graph in [ours, foundation] {
+            let uid = try #require(graph.topUID(forKey: "root"))
+            guard case .instance(let instance)? = graph.object(uid) else {
+                Issue.record("the root is not an object")
+                continue
+            }
+            #expect(instance.value(forKey: "fuel") == .integer(2))
+            #expect(instance.value(forKey: "reserve") == .integer(1))
+            #expect(instance.value(forKey: "gradient") == .real(.float64(12.5)))
+            guard case .uid(let rules)? = instance.value(forKey: "rules") else {
+                Issue.record("rules is not a reference")
+                continue
+            }
+            #expect(graph.object(rules) == .string("ifr"))
+        }
+    }
+
+    /// Why the form matters (Docs/Tutorial.md): the same enum written as an `NSNumber` object
+    /// (`encode(fuel, forKey:)`) is read by the app's `decodeInteger(forKey:)` as 0 — `jetA`
+    /// becomes `avgas` — while our decoder reads it as the enum either way.
+    @Test func foundationReadsAnObjectWhereItExpectsAnInlineIntegerAsZero() throws {
+        var registry = ArchiveRegistry()
+        registry.register(ObjectFormFuelRecord.self, className: "KeyedArchiveTests.FFuelRecord")
+        let data = try KeyedArchiver.archivedData(ObjectFormFuelRecord(fuel: .jetA), registry: registry)
+        let theirs = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: FFuelRecord.self, from: data))
+        #expect(theirs.fuel == 0)
+        #expect(try KeyedUnarchiver.unarchive(FuelRecord.self, from: data, registry: Self.fuelRegistry).fuel == .jetA)
+    }
+
+    /// Writes the enum itself: an `NSNumber` object.
+    struct ObjectFormFuelRecord: KeyedArchivable {
+        var fuel: FuelType
+        init(fuel: FuelType) { self.fuel = fuel }
+        init(from decoder: KeyedArchiveDecoder) throws { fuel = try decoder.decode(FuelType.self, forKey: "fuel") }
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(fuel, forKey: "fuel")
+            try encoder.encode("vfr", forKey: "rules")
+            try encoder.encode(0.0, forKey: "gradient")
+        }
+    }
+
+    /// An inline raw value that is not one of the enum's, or of the wrong kind, is a typed error
+    /// at the key; a `String` enum is not read from an inline number.
+    @Test func inlineRawValueFaultsAreTypedErrorsWithTheKeyPath() throws {
+        let unknown = Self.foundationArchive(FFuelRecord(fuel: 7, reserve: nil, rules: "vfr", gradient: 0))
+        let outOfRange = try #require(Self.failure { _ = try KeyedUnarchiver.unarchive(FuelRecord.self, from: unknown, registry: Self.fuelRegistry) })
+        #expect(outOfRange.code == .valueOutOfRange)
+        #expect(outOfRange.keyPath.description == "root.fuel")
+        #expect(outOfRange.message.contains("7 is not a raw value of FuelType"))
+        #expect(outOfRange.uid != nil)
+        let reserve = Self.foundationArchive(FFuelRecord(fuel: 0, reserve: -1, rules: "vfr", gradient: 0))
+        #expect(Self.failure { _ = try KeyedUnarchiver.unarchive(FuelRecord.self, from: reserve, registry: Self.fuelRegistry) }?.keyPath.description == "root.reserve")
+        let steep = Self.foundationArchive(FFuelRecord(fuel: 0, reserve: nil, rules: "vfr", gradient: 3))
+        let gradient = try #require(Self.failure { _ = try KeyedUnarchiver.unarchive(FuelRecord.self, from: steep, registry: Self.fuelRegistry) })
+        #expect(gradient.code == .valueOutOfRange && gradient.keyPath.description == "root.gradient")
+
+        var registry = ArchiveRegistry()
+        registry.register(InlineMisread.self, className: "KeyedArchiveTests.FFuelRecord")
+        let data = Self.foundationArchive(FFuelRecord(fuel: 1, reserve: nil, rules: "vfr", gradient: 12.5))
+        let misread = try #require(Self.failure { _ = try KeyedUnarchiver(data: data, registry: registry).decode(InlineMisread.self) })
+        #expect(misread.code == .typeMismatch)
+        #expect(misread.keyPath.description == "root.fuel")
+        #expect(misread.message.contains("expected a reference to an object, found an integer"))
+        var realRegistry = ArchiveRegistry()
+        realRegistry.register(RealAsInteger.self, className: "KeyedArchiveTests.FFuelRecord")
+        let real = try #require(Self.failure { _ = try KeyedUnarchiver(data: data, registry: realRegistry).decode(RealAsInteger.self) })
+        #expect(real.code == .typeMismatch)
+        #expect(real.keyPath.description == "root.gradient")
+    }
+
+    /// A number type asked for through the generic `decode` (generic code that does not pick the
+    /// number overloads) reads an inline number too.
+    @Test func genericDecodeReadsAnInlineNumber() throws {
+        var registry = ArchiveRegistry()
+        registry.register(GenericFields.self, className: "KeyedArchiveTests.FFuelRecord")
+        let data = Self.foundationArchive(FFuelRecord(fuel: 2, reserve: nil, rules: "vfr", gradient: 12.5))
+        let fields = try KeyedUnarchiver(data: data, registry: registry).decode(GenericFields.self)
+        #expect(fields.fuel == 2 && fields.reserve == nil && fields.gradient == 12.5)
+    }
+
+    struct GenericFields: KeyedArchivable {
+        var fuel: Int, reserve: Int8?, gradient: Double
+        static func read<T: ArchiveObjectDecodable>(_ type: T.Type, _ decoder: KeyedArchiveDecoder, _ key: String) throws -> T {
+            try decoder.decode(type, forKey: key)
+        }
+        static func readIfPresent<T: ArchiveObjectDecodable>(_ type: T.Type, _ decoder: KeyedArchiveDecoder, _ key: String) throws -> T? {
+            try decoder.decodeIfPresent(type, forKey: key)
+        }
+        init(from decoder: KeyedArchiveDecoder) throws {
+            fuel = try Self.read(Int.self, decoder, "fuel")
+            reserve = try Self.readIfPresent(Int8.self, decoder, "reserve")
+            gradient = try Self.read(Double.self, decoder, "gradient")
+        }
+        func encode(to encoder: KeyedArchiveEncoder) throws {}
+    }
+
+    /// Reads the inline integer `fuel` as a `String` enum: still a type mismatch.
+    struct InlineMisread: KeyedArchivable {
+        init(from decoder: KeyedArchiveDecoder) throws { _ = try decoder.decode(FlightRules.self, forKey: "fuel") }
+        func encode(to encoder: KeyedArchiveEncoder) throws {}
+    }
+
+    /// Reads the inline real `gradient` as an integer enum.
+    struct RealAsInteger: KeyedArchivable {
+        init(from decoder: KeyedArchiveDecoder) throws { _ = try decoder.decode(FuelType.self, forKey: "gradient") }
+        func encode(to encoder: KeyedArchiveEncoder) throws {}
     }
 
     static func failure(_ body: () throws -> Void) -> ArchiveError? {

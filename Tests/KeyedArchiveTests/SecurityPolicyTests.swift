@@ -58,6 +58,60 @@ import Testing
         #expect(refused?.description.contains("MyAppV2.Glider < Glider < Airplane < NSObject") == true)
     }
 
+    /// A build that archived the models under their module's names (`AppModelsV1.Pilot`, as
+    /// NSKeyedArchiver names a Swift class of the module `AppModelsV1`, where `Pilot` is
+    /// registered): each refusal's remedy is an alias on that class's registration, written out
+    /// whole, not a new type under `superclass:`; the registry the remedies give decodes the
+    /// archive. (A name whose chain names the registered class after it is of a subclass, and
+    /// keeps the subclass remedy: `fallbackIsOffByDefaultAndNamesTheRegistrationThatWouldAdmit`.)
+    @Test func moduleQualifiedNameOfARegisteredClassGetsAnAliasRemedy() throws {
+        var writing = ArchiveRegistry()
+        writing.register(Airplane.self, className: "AppModelsV1.Airplane")
+        writing.register(PoweredAirplane.self, className: "AppModelsV1.PoweredAirplane", superclass: Airplane.self)
+        writing.register(Glider.self, className: "AppModelsV1.Glider", superclass: Airplane.self)
+        writing.register(Pilot.self, className: "AppModelsV1.Pilot")
+        let bytes = try KeyedArchiver.archive(Fleet.makePilots(), registry: writing)
+        #expect(try ArchiveGraph(bytes: bytes).objects.contains {
+            if case .classDescriptor(let d) = $0 { return d.classes == ["AppModelsV1.PoweredAirplane", "AppModelsV1.Airplane", "NSObject"] } else { return false }
+        })
+        func refusal(_ registry: ArchiveRegistry) -> ArchiveError? {
+            do {
+                _ = try KeyedUnarchiver.unarchive([Pilot].self, from: bytes, registry: registry)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let pilot = try #require(refusal(Fleet.registry))
+        #expect(pilot.code == .classNotAllowed)
+        #expect(pilot.keyPath.description == "root[0]")
+        #expect(pilot.remedy == "registry.register(Pilot.self, aliases: [\"AppModelsV1.Pilot\"]) in place of its registration — only if that class really is Pilot, archived under its module's name")
+        #expect(pilot.description.contains("superclass:") == false, "\(pilot)")
+
+        var registry = ArchiveRegistry()
+        registry.register(Airplane.self)
+        registry.register(PoweredAirplane.self, superclass: Airplane.self)
+        registry.register(Glider.self, superclass: Airplane.self)
+        registry.register(Pilot.self, aliases: ["AppModelsV1.Pilot"])
+        let cub = try #require(refusal(registry))
+        #expect(cub.keyPath.description == "root[0].airplanes[0]")
+        #expect(cub.remedy == "registry.register(PoweredAirplane.self, aliases: [\"AppModelsV1.PoweredAirplane\"], superclass: Airplane.self) in place of its registration — only if that class really is PoweredAirplane, archived under its module's name")
+
+        // Registered under another module's name (and with an alias already): the same last part.
+        var moved = ArchiveRegistry()
+        moved.register(Pilot.self, className: "FleetApp.Pilot", aliases: ["OldPilot"])
+        #expect(refusal(moved)?.remedy == "registry.register(Pilot.self, className: \"FleetApp.Pilot\", aliases: [\"OldPilot\", \"AppModelsV1.Pilot\"]) in place of its registration — only if that class really is Pilot, archived under its module's name")
+
+        var remedied = ArchiveRegistry()
+        remedied.register(Airplane.self, aliases: ["AppModelsV1.Airplane"])
+        remedied.register(PoweredAirplane.self, aliases: ["AppModelsV1.PoweredAirplane"], superclass: Airplane.self)
+        remedied.register(Glider.self, aliases: ["AppModelsV1.Glider"], superclass: Airplane.self)
+        remedied.register(Pilot.self, aliases: ["AppModelsV1.Pilot"])
+        let pilots = try KeyedUnarchiver.unarchive([Pilot].self, from: bytes, registry: remedied)
+        #expect(pilots.map(\.name) == ["Amelia", "Bessie"])
+        #expect(pilots.first?.airplanes.map { String(describing: type(of: $0)) } == ["PoweredAirplane", "Glider"])
+    }
+
     @Test func fallbackDecodesTheNearestRegisteredAdmittedAncestor() throws {
         var registry = Fleet.registry
         registry.classFallback = .nearestRegisteredAncestor

@@ -617,7 +617,7 @@ final class ArchiveDecodingSession {
         let admitted = registry.admittedNames(family: family).joined(separator: ", ")
         return ArchiveError(.classNotAllowed, "class \(descriptor.name.excerptForMessage(128)) is not registered; \(requested) admits \(admitted)",
                             keyPath: keyPath, uid: PropertyListUID(UInt64(uid)), classChain: descriptor.classes,
-                            remedy: registry.remedy(admitting: descriptor.name, family: family, requested: "\(requested)"))
+                            remedy: registry.remedy(admitting: descriptor.name, chain: descriptor.classes, family: family, requested: "\(requested)"))
     }
 
     /// The error of a reference to an object that is not untouched: `invalidState` (finished

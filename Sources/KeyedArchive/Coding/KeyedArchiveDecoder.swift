@@ -279,16 +279,31 @@ public struct KeyedArchiveDecoder {
     }
 
     /// Decodes the object under `key`; nil when the key is absent or refers to `$null`.
+    /// A number stored inline is read where `T` is a number type, or a `RawRepresentable` type
+    /// whose raw value is one (an enum written as `encode(fuel.rawValue, forKey:)`).
     @inlinable
     public func decodeIfPresent<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String) throws(ArchiveError) -> T? {
-        guard let reference = try reference(forKey: key), !reference.isNull else { return nil }
+        let stored: ArchiveReference?
+        do {
+            stored = try reference(forKey: key)
+        } catch {
+            // Not a reference: only an inline number read as `T` (or its raw value) is taken.
+            if let value = try inlineValue(T.self, forKey: key) { return value }
+            throw error
+        }
+        guard let reference = stored, !reference.isNull else { return nil }
         return try session.withPath(.key(key)) { () throws(ArchiveError) in try decode(type, reference: reference) }
     }
 
     /// Decodes the object under `key` (a string, data, date, URL, UUID, collection or model).
+    /// A number stored inline (`encodeInteger:`, `encodeDouble:`, …) is read too where `T` is a
+    /// number type, or a `RawRepresentable` type whose raw value is one: an enum an app stores
+    /// as `coder.encode(fuel.rawValue, forKey: "fuel")` decodes as
+    /// `decode(FuelType.self, forKey: "fuel")`, as one stored as an `NSNumber` object does.
     /// - Throws: ``ArchiveError/Code/valueNotFound`` when absent or `$null`,
-    ///   ``ArchiveError/Code/classNotAllowed`` when its class is not admitted for `T`, and
-    ///   whatever decoding the object itself throws.
+    ///   ``ArchiveError/Code/classNotAllowed`` when its class is not admitted for `T`,
+    ///   ``ArchiveError/Code/valueOutOfRange`` for an inline raw value that is not one of `T`'s,
+    ///   and whatever decoding the object itself throws.
     ///
     /// Inlinable, as are the collection conformances it reaches, so that a model's module gets
     /// copies specialized for its own field types: unspecialized, every element of a collection
@@ -297,7 +312,14 @@ public struct KeyedArchiveDecoder {
     public func decode<T: ArchiveObjectDecodable>(_ type: T.Type, forKey key: String) throws(ArchiveError) -> T {
         // Not written as `required(decodeIfPresent(…))`: where this runs unspecialized, going
         // through `T?` costs a runtime metadata lookup for `Optional<T>` on every field.
-        let reference = try requiredReference(forKey: key, expecting: T.self)
+        let reference: ArchiveReference
+        do {
+            reference = try requiredReference(forKey: key, expecting: T.self)
+        } catch {
+            // Not a reference: only an inline number read as `T` (or its raw value) is taken.
+            if let value = try inlineValue(T.self, forKey: key) { return value }
+            throw error
+        }
         return try session.withPath(.key(key)) { () throws(ArchiveError) in try decode(type, reference: reference) }
     }
 

@@ -199,7 +199,9 @@ public final class KeyedUnarchiver {
 
 /// The number and boolean types whose top-level value may be stored inline, decoded through the
 /// decoder's own overloads for them (which read an inline value or an `NSNumber` object), so that
-/// the unarchiver's one generic `decode` serves objects and numbers alike.
+/// the unarchiver's one generic `decode` serves objects and numbers alike. The decoder's generic
+/// `decode(_:forKey:)` reads a field's inline number through them too (as a raw value for
+/// `RawRepresentable` types: `KeyedArchiveDecoder.inlineValue`).
 protocol TopLevelScalar {
     static func decode(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Self
     static func decodeIfPresent(from decoder: KeyedArchiveDecoder, forKey key: String) throws(ArchiveError) -> Self?

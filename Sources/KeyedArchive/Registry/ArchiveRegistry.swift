@@ -346,8 +346,9 @@ public struct ArchiveRegistry: Sendable {
         return chain.dropFirst().first { foundationClass(named: $0) == kind }
     }
 
-    /// How to admit an unregistered class name for a requested family, for refusals.
-    func remedy(admitting name: String, family: (entry: Int, includesDescendants: Bool), requested: String) -> String {
+    /// How to admit an unregistered class name for a requested family, for refusals. `chain` is
+    /// the object's archived `$classes`, the name first.
+    func remedy(admitting name: String, chain: [String], family: (entry: Int, includesDescendants: Bool), requested: String) -> String {
         let root = entries[family.entry]
         let literal = Self.swiftLiteral(name)
         if let kind = foundationClass(named: name) {
@@ -381,6 +382,7 @@ public struct ArchiveRegistry: Sendable {
             }
             return "none: the object is an \(kind.defaultNames.first ?? kind.rawValue), not a \(requested); decode it as \(swiftType)"
         }
+        if let alias = aliasRemedy(admitting: name, chain: chain, family: family) { return alias }
         if family.includesDescendants {
             return "registry.register(YourType.self, className: \(literal), superclass: \(root.typeName).self) — only if that class really is a kind of \(requested)"
         }

@@ -350,11 +350,21 @@ public enum ArchiveExpectations {
     /// Archives `value`, decodes it, archives the result again and diffs the two archives; also
     /// decodes with `ArchiveReadingOptions/reportsUnreadFields` so that a field `encode(to:)`
     /// writes and `init(from:)` never reads — a key typo, a field forgotten on one side — fails
-    /// with the key named.
+    /// with the key named, less the fields an `ignoring` pattern names (``ArchiveFieldPattern``):
+    /// those written on purpose for other readers only, such as an old key kept for old readers
+    /// after a rename. The failure ends with such a list to paste. The two archives are compared
+    /// whole, ignored fields included.
     /// - Parameters:
     ///   - value: the value to send through.
     ///   - registry: the registry to encode and decode with.
-    public static func checkArchiveRoundTrip<T: ArchiveObjectCodable>(_ value: T, registry: ArchiveRegistry) -> String? {
+    ///   - ignoring: patterns of fields `encode(to:)` writes and `init(from:)` does not read on purpose.
+    public static func checkArchiveRoundTrip<T: ArchiveObjectCodable>(_ value: T, registry: ArchiveRegistry, ignoring: [String] = []) -> String? {
+        let patterns: [ArchiveFieldPattern]
+        do {
+            patterns = try ArchiveFieldPattern.parse(ignoring)
+        } catch {
+            return error.message
+        }
         let first: [UInt8]
         do {
             first = try KeyedArchiver.archive(value, registry: registry)
@@ -372,13 +382,17 @@ public enum ArchiveExpectations {
             return "\(T.self) does not decode what it encodes: \(error)"
         }
         var lines: [String] = []
-        let unread = unarchiver.unreadFields
+        let unread = unarchiver.unreadFields.filter { field in !patterns.contains { $0.matches(field) } }
         if !unread.isEmpty {
             lines.append("\(T.self) encodes fields its init(from:) never reads:")
             lines += FieldListing.lines(unread.map(\.description))
         }
         if let difference = compareArchived(value, decoded, registry: registry, header: "\(T.self) archived, decoded and archived again differs (A: first archive, B: second):") {
             lines.append(difference)
+        }
+        if !unread.isEmpty {
+            lines += FieldListing.ignoringSuggestion(unread.map { ($0.className, $0.key) }, given: patterns,
+                                                     purpose: "if it writes them on purpose for other readers only (an old key kept for old readers)")
         }
         return lines.isEmpty ? nil : lines.joined(separator: "\n")
     }
