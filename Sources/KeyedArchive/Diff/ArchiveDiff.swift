@@ -198,6 +198,14 @@ enum DiffPosition {
 /// (where a UID is a value like any other).
 struct DiffSide {
     let graph: ArchiveGraph?
+    /// Whether `graph` is there, kept apart: testing the optional graph itself on every value
+    /// retains and releases its storage (6 % more instructions over a diff of the fleet).
+    let isArchive: Bool
+
+    init(graph: ArchiveGraph?) {
+        self.graph = graph
+        isArchive = graph != nil
+    }
 
     /// What a stored value stands for.
     enum Node {
@@ -240,7 +248,7 @@ struct DiffSide {
     /// Whether a stored value is a reference to an object of `$objects` (in an archive; a plain
     /// property list's UIDs are values).
     func isReference(_ value: PropertyListValue) -> Bool {
-        guard graph != nil, case .uid = value else { return false }
+        guard isArchive, case .uid = value else { return false }
         return true
     }
 
