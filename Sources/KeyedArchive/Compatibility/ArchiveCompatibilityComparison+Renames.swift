@@ -27,23 +27,24 @@ extension ArchiveCompatibilityComparison {
         guard !removed.isEmpty, !added.isEmpty else { return [] }
         func shapes(_ key: ArchiveSchema.Key) -> Set<Shape> { Set(key.kinds.kinds.filter { $0 != .null }.map(Self.shape)) }
         let withValues = !oldArchives.isEmpty && !newArchives.isEmpty
-        var candidates: [(removed: Int, added: Int, common: Int)] = []
-        var oldValues: [Int: Set<String>] = [:]
-        var newValues: [Int: Set<String>] = [:]
+        var kindPairs: [(removed: Int, added: Int)] = []
         for (r, old) in removed.enumerated() where !shapes(old).isEmpty {
-            for (a, new) in added.enumerated() where shapes(new) == shapes(old) {
-                guard withValues else {
-                    candidates.append((r, a, 0))
-                    continue
-                }
-                if oldValues[r] == nil { oldValues[r] = Self.values(of: old.storedKey, inClass: oldClass, in: oldArchives) }
-                if newValues[a] == nil { newValues[a] = Self.values(of: new.storedKey, inClass: newClass, in: newArchives) }
-                let x = oldValues[r] ?? [], y = newValues[a] ?? []
+            for (a, new) in added.enumerated() where shapes(new) == shapes(old) { kindPairs.append((r, a)) }
+        }
+        var candidates: [(removed: Int, added: Int, common: Int)] = []
+        if withValues, !kindPairs.isEmpty {
+            // One walk of each side's archives for all the keys in question.
+            let oldValues = Self.values(of: Set(kindPairs.map { removed[$0.removed].storedKey }), inClass: oldClass, in: oldArchives)
+            let newValues = Self.values(of: Set(kindPairs.map { added[$0.added].storedKey }), inClass: newClass, in: newArchives)
+            for pair in kindPairs {
+                let x = oldValues[removed[pair.removed].storedKey] ?? [], y = newValues[added[pair.added].storedKey] ?? []
                 let common = x.intersection(y).count
                 // Most of the fewer side's distinct values: one shared "0" between two counters is
                 // no rename.
-                if common > 0, common * 2 > min(x.count, y.count) { candidates.append((r, a, common)) }
+                if common > 0, common * 2 > min(x.count, y.count) { candidates.append((pair.removed, pair.added, common)) }
             }
+        } else {
+            candidates = kindPairs.map { ($0.removed, $0.added, 0) }
         }
         var pairs: [RenamedKey] = []
         if withValues {
@@ -64,16 +65,19 @@ extension ArchiveCompatibilityComparison {
     }
 
     /// The distinct values (canonical texts, as `ArchiveDiff` matches set elements) stored under
-    /// `storedKey` in instances of `className`, at most ``maximumRenameSamples`` of them.
-    static func values(of storedKey: String, inClass className: String, in graphs: [ArchiveGraph]) -> Set<String> {
-        var found: Set<String> = []
+    /// each of `storedKeys` in instances of `className`, at most ``maximumRenameSamples`` a key:
+    /// one walk of the archives.
+    static func values(of storedKeys: Set<String>, inClass className: String, in graphs: [ArchiveGraph]) -> [String: Set<String>] {
+        var found: [String: Set<String>] = [:]
         for graph in graphs {
             let side = DiffSide(graph: graph)
             for object in graph.objects {
-                guard case .instance(let instance) = object, let value = instance.storage[storedKey],
-                      case .classDescriptor(let descriptor)? = graph.object(instance.classUID), descriptor.name.isExactlyEqual(to: className) else { continue }
-                found.insert(side.fingerprint(value))
-                if found.count >= maximumRenameSamples { return found }
+                guard case .instance(let instance) = object, case .classDescriptor(let descriptor)? = graph.object(instance.classUID),
+                      descriptor.name.isExactlyEqual(to: className) else { continue }
+                for key in storedKeys where found[key, default: []].count < maximumRenameSamples {
+                    guard let value = instance.storage[key] else { continue }
+                    found[key, default: []].insert(side.fingerprint(value))
+                }
             }
         }
         return found
