@@ -108,7 +108,7 @@ public struct ArchiveCompatibility: Sendable {
 
         /// Whether `pattern` names this change: a rule's name, a class, `Class.key`, or a rule
         /// and a class or key (`key-removed:Airplane.licenses`), which names only that kind of
-        /// change there. `Class.key` means what it means in `ignoring:` (``ArchiveFieldPattern``
+        /// change there. `Class.key` means what it means in `ignoring:` (`ArchiveFieldPattern`
         /// in KeyedArchiveTesting): the key in objects of the class or of any subclass, so
         /// `Airplane.registration` names a change to `Glider.registration` too. A class alone
         /// names the class's own changes. A rename is named by either of its keys.
