@@ -186,6 +186,45 @@ extension DiffCommand {
     }
 }
 
+extension GraphCommand {
+    static var help: String {
+        """
+        usage: keyedarchive graph FILE --dot|--html [-o OUT] [--force] [--start PATH] [--depth N]
+                                  [--max-nodes N] [--raw]
+
+        Shows a keyed archive's object graph from $top as a picture or a page, built from the
+        walk dump makes (values as dump shows them; every text of the archive escaped).
+          --dot   Graphviz's DOT: one box per object or collection (#UID and class, inline
+                  fields as dump prints them), references as edges labelled with their key; a
+                  shared object is one box with several incoming edges, a reference back into an
+                  object that contains it (a cycle) is dashed. Draw it with dot -Tsvg.
+          --html  one self-contained HTML page (no network): the tree from $top, expanded on
+                  demand; a reference to an object shown elsewhere is a link that jumps to it,
+                  back-references are marked, shared objects say how often they are referred
+                  to; a search over class names, keys and values, a legend of classes with
+                  counts, and the selected node's key path.
+        An existing OUT is replaced only when this command made it (or with --force).
+
+        arguments:
+          FILE          a binary or XML keyed archive, its canonical JSON, or - for standard input
+        options:
+          -o OUT        write to OUT instead of standard output
+          --force       replace OUT even when it is not a file this command made
+          --start PATH  begin at the value at a key path (root.airplanes[1]); the page opens on it
+          --depth N     --dot: boxes at most N levels below the start
+          --max-nodes N --dot: at most N boxes (default 2,000); --html: at most N nodes in the
+                        page (default 500,000; past it, and past 64 MiB of text, the page says
+                        where it stops)
+          --raw         show Foundation's objects as stored, as dump --raw does
+
+        examples:
+          keyedarchive graph Fixtures/fleet.plist --dot | dot -Tsvg -o fleet.svg
+          keyedarchive graph Fixtures/fleet.plist --html -o fleet.html
+
+        """
+    }
+}
+
 extension SchemaCommand {
     static var help: String {
         """
