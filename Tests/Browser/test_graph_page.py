@@ -146,6 +146,28 @@ class GraphPageTests(unittest.TestCase):
             page.screenshot(path=SCREENSHOT)
             print("wrote", SCREENSHOT)
 
+    def test_diff_page(self):
+        out = os.path.join(self.dir.name, "diff.html")
+        subprocess.run([TOOL, "diff", FLEET, "Fixtures/graph/fleet-changed.plist", "--html", "-o", out, "--force"], cwd=ROOT, capture_output=True)
+        page = self.open("file://" + out)
+        self.assertEqual(page.locator(".side").count(), 2)
+        items = page.locator(".diffs .diff-item")
+        self.assertEqual(items.count(), 2)
+        item = page.locator(".diffs .diff-item", has_text="root[0].airplanes[0].registrationNumber")
+        self.assertIn('"N3918K" → "N3918X"', item.text_content())
+        item.click()
+        a = page.locator(".side").nth(0).locator(".row", has_text='registrationNumber: "N3918K"')
+        b = page.locator(".side").nth(1).locator(".row", has_text='registrationNumber: "N3918X"')
+        for row in (a, b):
+            self.assertTrue(row.is_visible())
+            self.assertIn("diff", row.get_attribute("class"))
+            self.assertIn("hl", row.get_attribute("class"))
+        # The sharing change: in A the reference to Amelia's glider, in B a glider of its own.
+        page.locator(".diffs .diff-item[data-kind='sharingChanged']").click()
+        self.assertEqual(page.locator("#path").text_content(), "root[1].airplanes[0]")
+        self.assertIn("hl", page.locator(".side").nth(1).locator(".row.hl", has_text="[0]: #").first.get_attribute("class"))
+        self.assertEqual(self.errors, [])
+
     def test_hostile_archive_renders_as_text(self):
         page = self.open(self.page_of(HOSTILE, "hostile.html"))
         self.expand(page, "friend: #6")

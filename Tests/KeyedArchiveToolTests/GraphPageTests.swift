@@ -67,6 +67,36 @@ import Testing
     }
 }
 
+/// `keyedarchive diff A B --html`: both graphs, each difference located at its key path on
+/// both sides (the node the path leads to), exit status as diff's.
+@Suite struct DiffPageToolTests {
+    @Test func differencesAreLocatedOnBothSides() throws {
+        let changed = ToolEndToEndTests.packageRoot.appendingPathComponent("Fixtures/graph/fleet-changed.plist").path
+        let run = try ToolEndToEndTests.run(["diff", GraphCommandTests.fleet, changed, "--html"])
+        #expect(run.status == 1, "\(run.error)")
+        let data = try GraphPageTests.data(String(decoding: run.output, as: UTF8.self))
+        #expect(data["mode"] as? String == "diff")
+        let sides = try #require(data["sides"] as? [[String: Any]])
+        #expect(sides.count == 2)
+        let diffs = try #require(data["diffs"] as? [[Any]])
+        #expect(diffs.count == 2)
+        let registration = try #require(diffs.first { $0[1] as? String == "root[0].airplanes[0].registrationNumber" })
+        #expect(registration[0] as? String == "valueChanged")
+        let textsA = try #require(sides[0]["t"] as? [String]), textsB = try #require(sides[1]["t"] as? [String])
+        #expect(textsA[try #require(registration[3] as? Int)] == "\"N3918K\"")
+        #expect(textsB[try #require(registration[4] as? Int)] == "\"N3918X\"")
+        let sharing = try #require(diffs.first { $0[0] as? String == "sharingChanged" })
+        #expect(sharing[1] as? String == "root[1].airplanes[0]")
+        // A: Bessie's reference to Amelia's glider leads to the glider; B: her own copy.
+        #expect(textsA[try #require(sharing[3] as? Int)] == "Glider")
+        #expect(textsB[try #require(sharing[4] as? Int)] == "Glider")
+        let equal = try ToolEndToEndTests.run(["diff", GraphCommandTests.fleet, GraphCommandTests.fleet, "--html"])
+        #expect(equal.status == 0)
+        let usage = try ToolEndToEndTests.run(["diff", GraphCommandTests.fleet, changed, "-o", "x.html"])
+        #expect(usage.status == 2)
+    }
+}
+
 /// Runs the browser test (Tests/Browser/test_graph_page.py: Debian's chromium driven by
 /// playwright) against the tool this build made; it skips with a message where python3,
 /// playwright or chromium is missing.
