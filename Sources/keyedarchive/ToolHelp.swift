@@ -156,7 +156,7 @@ extension ValidateCommand {
 extension DiffCommand {
     static var help: String {
         """
-        usage: keyedarchive diff A B [--values] [--layout] [--json] [--max N]
+        usage: keyedarchive diff A B [--values] [--layout] [--json] [--max N] [--html [-o OUT] [--force]]
 
         Compares two keyed archives' object graphs (binary, XML or canonical JSON, any mix) and
         prints one line per difference with its key path: value and type changes, fields only in
@@ -176,10 +176,15 @@ extension DiffCommand {
           --json        the report as JSON: {"equal", "differences": [{"kind", "path", "a",
                         "b"}], "omitted", "incomplete"} (and "layout" with --layout)
           --max N       at most N differences (default 1,000), then a count of the rest
+          --html        instead of the lines, one self-contained HTML page: both graphs side by
+                        side (as keyedarchive graph --html shows one), each difference listed
+                        and marked at its key path on both sides; -o OUT writes it to OUT,
+                        replacing only a page keyedarchive made unless --force
 
         examples:
           keyedarchive diff Fixtures/fleet.plist Fixtures/fleet.xml
           keyedarchive diff --layout app.plist ours.plist
+          keyedarchive diff old.plist new.plist --html -o changes.html
           keyedarchive plist app.plist | keyedarchive diff --values - ours.json
 
         """
