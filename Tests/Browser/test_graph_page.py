@@ -194,6 +194,21 @@ class GraphPageTests(unittest.TestCase):
         # The back-reference of the cycle is marked here too.
         self.assertIn("back-reference", self.row(page, "back: → #1").text_content())
 
+    def test_deep_chain_reveals_its_deepest_node(self):
+        # 100,000 nested arrays: the deepest is shown in a tree that starts 100 levels above it.
+        page = self.open(self.page_of("Fixtures/hostile/archives/deep-chain-100000.plist", "deep.html"))
+        started = time.monotonic()
+        page.evaluate("window.keyedarchiveViews[0].focus(window.keyedarchiveViews[0].g.p.length - 1)")
+        self.assertLess(time.monotonic() - started, 2.0)
+        path = page.locator("#path").text_content()
+        self.assertTrue(path.startswith("root[0][0][0][0][0][0][0].….(") and path.endswith("[0][0]"), path)
+        self.assertIn("nested too deep to show from the top", page.locator(".tree .warn").text_content())
+        depth = page.evaluate("(() => { let d = 0, e = document.querySelector('.row.sel'); while (e) { e = e.parentElement; d++; } return d; })()")
+        self.assertLess(depth, 500)
+        page.locator(".tree .warn a.ref").click()
+        self.assertTrue(self.row(page, "root: #1 NSArray").is_visible())
+        self.assertEqual(self.errors, [])
+
     def test_largest_corpus_archive_opens_within_two_seconds(self):
         if not os.path.exists(LARGEST):
             print("SKIP (one check): Apple corpus not found at", CORPUS)

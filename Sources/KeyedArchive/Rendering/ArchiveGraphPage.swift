@@ -202,7 +202,7 @@ table.legend tr:hover { background: #f0f4ff; }
 (function () {
 "use strict";
 var DATA = JSON.parse(document.getElementById("graph-data").textContent);
-var CHUNK = 200, MAX_RESULTS = 200;
+var CHUNK = 200, MAX_RESULTS = 200, MAX_NEST = 200;
 function el(tag, cls, text) {
   var e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -314,11 +314,15 @@ function View(g, container, sideName) {
     var box = kidsBox(i);
     if (box) { box.hidden = false; expanded[i] = 1; rows[i].firstChild.textContent = "\u25be"; } else this.expand(i);
   };
-  // Shows node i: its ancestors expanded, enough of each list rendered.
+  // Shows node i: its ancestors expanded, enough of each list rendered. A node nested more
+  // than MAX_NEST levels below the tree's top is shown in a tree that starts MAX_NEST / 2
+  // levels above it (a browser cannot lay out 100,000 nested boxes).
   this.reveal = function (i) {
     var chain = [];
-    for (var j = i; j >= 0; j = g.p[j]) chain.push(j);
+    for (var j = i; j >= 0; j = g.p[j]) { chain.push(j); if (j === base) break; }
+    if (base >= 0 && chain[chain.length - 1] !== base) { this.render(); return this.reveal(i); }
     chain.reverse();
+    if (chain.length > MAX_NEST) { this.render(chain[chain.length - MAX_NEST / 2]); return this.reveal(i); }
     for (var k = 0; k < chain.length - 1; k++) {
       var a = chain[k], child = chain[k + 1];
       if (!expanded[a]) this.toggle(a);
@@ -356,11 +360,24 @@ function View(g, container, sideName) {
     }
     for (var i = 0; i < n && out.length < MAX_RESULTS; i++) if (this.hay[i].indexOf(q) >= 0) out.push([this, i]);
   };
-  this.render = function () {
-    var tree = el("div", "tree");
-    for (var r = 0; r < roots.length; r++) tree.appendChild(makeRow(roots[r]));
-    container.appendChild(tree);
-    for (r = 0; r < roots.length; r++) this.expand(roots[r]);
+  // Renders the tree from $top, or from node `from` with a line saying where it starts.
+  var treeBox = null, base = -1;
+  this.render = function (from) {
+    base = from === undefined ? -1 : from;
+    rows = new Array(n); shown = new Int32Array(n); expanded = new Uint8Array(n);
+    if (treeBox) treeBox.remove();
+    treeBox = el("div", "tree");
+    if (base >= 0) {
+      var bar = el("div", "warn", "shown from " + this.pathText(base) + ", " + "nested too deep to show from the top; ");
+      var back = el("a", "ref", "show from $top");
+      back.addEventListener("click", function () { self.render(); });
+      bar.appendChild(back);
+      treeBox.appendChild(bar);
+    }
+    var top = base < 0 ? roots : [base];
+    for (var r = 0; r < top.length; r++) treeBox.appendChild(makeRow(top[r]));
+    container.appendChild(treeBox);
+    for (r = 0; r < top.length; r++) this.expand(top[r]);
   };
 }
 
@@ -446,6 +463,7 @@ function runSearch() {
 document.getElementById("search").addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(runSearch, 150); });
 document.getElementById("search").addEventListener("keydown", function (ev) { if (ev.key === "Enter") { clearTimeout(timer); runSearch(); } });
 DATA.sides.forEach(function (g, index) { if (g.start >= 0) views[index].focus(g.start); });
+window.keyedarchiveViews = views;
 document.body.dataset.ready = "1";
 })();
 
