@@ -15,7 +15,7 @@ extension KeyedArchiveTool {
         keyedarchive COMMAND --help     what a command does, its options and an example
         keyedarchive --version          the tool's version
         FILE is a path, or - for standard input; the commands that read an archive (dump, json,
-        validate, diff, schema) take its canonical JSON (what plist prints) too. Exit status:
+        validate, diff, schema, graph) take its canonical JSON (what plist prints) too. Exit status:
         0 success, 1 faulty or refused input, 2 a wrong command line (diff: 1 different, 2 trouble).
         Documentation: the KeyedArchive, KeyedArchiveTesting and PropertyList DocC catalogs
         (articles "Getting started", "Fixture tests", "The security model", "The archive
