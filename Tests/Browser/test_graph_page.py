@@ -146,6 +146,14 @@ class GraphPageTests(unittest.TestCase):
             page.screenshot(path=SCREENSHOT)
             print("wrote", SCREENSHOT)
 
+    def test_start_opens_on_the_key_path(self):
+        # --start root[1].airplanes[0]: Bessie's reference to the shared glider, shown where it is in full.
+        page = self.open(self.page_of(FLEET, "start.html", ["--start", "root[1].airplanes[0]"]))
+        self.assertEqual(page.locator("#path").text_content(), "root[0].airplanes[1]")
+        row = page.locator(".row.sel")
+        self.assertIn("#11 Glider", row.text_content())
+        self.assertIn("hl", row.get_attribute("class"))
+
     def test_diff_page(self):
         out = os.path.join(self.dir.name, "diff.html")
         subprocess.run([TOOL, "diff", FLEET, "Fixtures/graph/fleet-changed.plist", "--html", "-o", out, "--force"], cwd=ROOT, capture_output=True)
