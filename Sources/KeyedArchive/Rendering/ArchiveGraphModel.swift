@@ -89,7 +89,7 @@ package struct ArchiveGraphModel: Sendable {
             let classes = descriptor.classes.isEmpty ? [descriptor.name] : descriptor.classes
             for (position, name) in classes.prefix(64).enumerated() {
                 if position > 0 { chain.append(" < ") }
-                DumpSink.appendName(name.excerptForMessage(512), to: &chain)
+                DumpSink.appendName(Self.cut(name), to: &chain)
             }
             if classes.count > 64 { chain.append(" < … (\(classes.count - 64) more)") }
             self.classes.append(ClassEntry(uid: index, name: Self.nameText(descriptor.name), chain: String(decoding: chain.bytes, as: UTF8.self),
@@ -105,11 +105,21 @@ package struct ArchiveGraphModel: Sendable {
         truncated = sink.truncated || !finished
     }
 
-    /// A class name or key as the dump prints it (bare, or quoted and escaped), cut to 512 bytes.
+    /// A class name or key as the dump prints it (bare, or quoted and escaped), cut to 512
+    /// Unicode scalars.
     static func nameText(_ name: String) -> String {
         var buffer = RenderBuffer()
-        DumpSink.appendName(name.count > 512 ? String(name.prefix(512)) + "…" : name, to: &buffer)
+        DumpSink.appendName(cut(name), to: &buffer)
         return String(decoding: buffer.bytes, as: UTF8.self)
+    }
+
+    /// `name` cut to 512 Unicode scalars, ending in `…` when cut (by scalars: one `Character`
+    /// can hold any number of combining marks).
+    static func cut(_ name: String) -> String {
+        var scalars = name.unicodeScalars.prefix(512 + 1)
+        guard scalars.count > 512 else { return name }
+        scalars = scalars.prefix(512)
+        return String(String.UnicodeScalarView(scalars)) + "…"
     }
 
     /// Each node's children, in order.
