@@ -5,7 +5,7 @@ import PropertyList
 /// two plain property lists. Exit 0 equal, 1 different, 2 trouble (as `diff`).
 struct DiffCommand: ToolCommand {
     static let name = "diff"
-    static let synopsis = "diff A B [--values] [--layout] [--json] [--max N]   what differs between two archives' graphs\n" +
+    static let synopsis = "diff A B [--values] [--layout] [--json] [--max N] [--html [-o OUT] [--force]]   what differs between two archives' graphs\n" +
         "                        (or two plists' values), one line per difference with its key path; exit 0 equal, 1 different, 2 error"
 
     var pathA: String
@@ -13,9 +13,13 @@ struct DiffCommand: ToolCommand {
     var options = ArchiveDiff.Options()
     var layout = false
     var json = false
+    /// `--html`: the page of both graphs side by side, differences marked (``ArchiveGraphPage``).
+    var html = false
+    var output: String?
+    var force = false
 
     init(arguments: [String]) throws(UsageError) {
-        let parsed = try ParsedArguments(arguments, valued: ["--max"], flags: ["--values", "--layout", "--json"])
+        let parsed = try ParsedArguments(arguments, valued: ["--max", "-o"], flags: ["--values", "--layout", "--json", "--html", "--force"])
         guard parsed.positionals.count == 2 else {
             throw UsageError(message: "expected two files A and B (either may be - for standard input), got \(parsed.positionals.count)")
         }
@@ -27,6 +31,11 @@ struct DiffCommand: ToolCommand {
         options.valuesOnly = parsed.flags.contains("--values")
         layout = parsed.flags.contains("--layout")
         json = parsed.flags.contains("--json")
+        html = parsed.flags.contains("--html")
+        output = parsed.options["-o"]
+        force = parsed.flags.contains("--force")
+        if !html, output != nil || force { throw UsageError(message: "-o and --force go with --html (the text report goes to standard output)") }
+        if html, json || layout { throw UsageError(message: "--html cannot be combined with --json or --layout") }
         if let text = parsed.options["--max"] {
             guard let maximum = Int(text), maximum >= 0 else { throw UsageError(message: "--max must be a number of differences, not '\(text)'") }
             options.maximumDifferences = maximum
@@ -62,7 +71,14 @@ struct DiffCommand: ToolCommand {
                 bytesB = []
             }
             diff = ArchiveDiff(a, b, options: options)
+            if html {
+                try refuseForeignOutput(output, signature: ArchiveGraphPage.signature, force: force)
+                let page = ArchiveGraphPage.diffPage(ArchiveGraphModel(a), ArchiveGraphModel(b), diff: diff, titles: ("A: " + pathA, "B: " + pathB))
+                try writeOutput(page, to: output)
+                return diff.isEqual ? ExitStatus.success : ExitStatus.failure
+            }
         default:
+            if html { throw InputError(message: "--html draws two keyed archives' graphs; \(pathA) and \(pathB) are not both archives") }
             // Not both archives: compare the property lists' values by path.
             let a = try value(bytesA, path: pathA)
             let b = try value(bytesB, path: pathB)

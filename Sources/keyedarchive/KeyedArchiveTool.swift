@@ -34,7 +34,7 @@ protocol ToolCommand {
 enum KeyedArchiveTool {
     static var commands: [any ToolCommand.Type] { [
         PlistCommand.self, ConvertCommand.self, DumpCommand.self, JSONCommand.self, ValidateCommand.self, DiffCommand.self,
-        SchemaCommand.self, CompatCommand.self,
+        SchemaCommand.self, CompatCommand.self, GraphCommand.self,
     ] }
 
     static var usage: String {

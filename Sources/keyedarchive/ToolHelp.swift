@@ -15,7 +15,7 @@ extension KeyedArchiveTool {
         keyedarchive COMMAND --help     what a command does, its options and an example
         keyedarchive --version          the tool's version
         FILE is a path, or - for standard input; the commands that read an archive (dump, json,
-        validate, diff, schema) take its canonical JSON (what plist prints) too. Exit status:
+        validate, diff, schema, graph) take its canonical JSON (what plist prints) too. Exit status:
         0 success, 1 faulty or refused input, 2 a wrong command line (diff: 1 different, 2 trouble).
         Documentation: the KeyedArchive, KeyedArchiveTesting and PropertyList DocC catalogs
         (articles "Getting started", "Fixture tests", "The security model", "The archive
@@ -156,7 +156,7 @@ extension ValidateCommand {
 extension DiffCommand {
     static var help: String {
         """
-        usage: keyedarchive diff A B [--values] [--layout] [--json] [--max N]
+        usage: keyedarchive diff A B [--values] [--layout] [--json] [--max N] [--html [-o OUT] [--force]]
 
         Compares two keyed archives' object graphs (binary, XML or canonical JSON, any mix) and
         prints one line per difference with its key path: value and type changes, fields only in
@@ -176,11 +176,55 @@ extension DiffCommand {
           --json        the report as JSON: {"equal", "differences": [{"kind", "path", "a",
                         "b"}], "omitted", "incomplete"} (and "layout" with --layout)
           --max N       at most N differences (default 1,000), then a count of the rest
+          --html        instead of the lines, one self-contained HTML page: both graphs side by
+                        side (as keyedarchive graph --html shows one), each difference listed
+                        and marked at its key path on both sides; -o OUT writes it to OUT,
+                        replacing only a page keyedarchive made unless --force
 
         examples:
           keyedarchive diff Fixtures/fleet.plist Fixtures/fleet.xml
           keyedarchive diff --layout app.plist ours.plist
+          keyedarchive diff old.plist new.plist --html -o changes.html
           keyedarchive plist app.plist | keyedarchive diff --values - ours.json
+
+        """
+    }
+}
+
+extension GraphCommand {
+    static var help: String {
+        """
+        usage: keyedarchive graph FILE --dot|--html [-o OUT] [--force] [--start PATH] [--depth N]
+                                  [--max-nodes N] [--raw]
+
+        Shows a keyed archive's object graph from $top as a picture or a page, built from the
+        walk dump makes (values as dump shows them; every text of the archive escaped).
+          --dot   Graphviz's DOT: one box per object or collection (#UID and class, inline
+                  fields as dump prints them), references as edges labelled with their key; a
+                  shared object is one box with several incoming edges, a reference back into an
+                  object that contains it (a cycle) is dashed. Draw it with dot -Tsvg.
+          --html  one self-contained HTML page (no network): the tree from $top, expanded on
+                  demand; a reference to an object shown elsewhere is a link that jumps to it,
+                  back-references are marked, shared objects say how often they are referred
+                  to; a search over class names, keys and values, a legend of classes with
+                  counts, and the selected node's key path.
+        An existing OUT is replaced only when this command made it (or with --force).
+
+        arguments:
+          FILE          a binary or XML keyed archive, its canonical JSON, or - for standard input
+        options:
+          -o OUT        write to OUT instead of standard output
+          --force       replace OUT even when it is not a file this command made
+          --start PATH  begin at the value at a key path (root.airplanes[1]); the page opens on it
+          --depth N     --dot: boxes at most N levels below the start
+          --max-nodes N --dot: at most N boxes (default 2,000); --html: at most N nodes in the
+                        page (default 500,000; past it, and past 64 MiB of text, the page says
+                        where it stops)
+          --raw         show Foundation's objects as stored, as dump --raw does
+
+        examples:
+          keyedarchive graph Fixtures/fleet.plist --dot | dot -Tsvg -o fleet.svg
+          keyedarchive graph Fixtures/fleet.plist --html -o fleet.html
 
         """
     }

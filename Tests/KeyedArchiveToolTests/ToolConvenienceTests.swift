@@ -17,7 +17,8 @@ import Testing
         #expect(overview.contains("COMMAND --help") && overview.contains("--version"))
         let options = ["plist": ["FILE"], "convert": ["--to binary|xml", "-o OUT", "--force"], "dump": ["FILE", "-> #UID", "--raw"],
                        "json": ["$ref", "--raw", "--plain-numbers"], "validate": ["--allow", "--strict", "--primitives"],
-                       "diff": ["A, B", "--values", "--layout", "--json", "--max N", "Exit status", "canonical JSON"],
+                       "diff": ["A, B", "--values", "--layout", "--json", "--max N", "Exit status", "canonical JSON", "--html"],
+                       "graph": ["--dot", "--html", "-o OUT", "--force", "--start PATH", "--depth N", "--max-nodes N"],
                        "schema": ["FILE...", "--json", "--swift", "--name N"],
                        "compat": ["--against OLD NEW", "--mode", "--transitive", "--ignore", "--format", "exit status"]]
         // Every command the overview lists has its own help here.

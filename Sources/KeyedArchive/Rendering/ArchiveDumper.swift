@@ -137,7 +137,8 @@ public enum ArchiveDumper {
     }
 }
 
-private struct DumpSink: RenderingSink {
+/// The dump's text; its value rendering is shared with the graph page and DOT (``ArchiveGraphModel``).
+struct DumpSink: RenderingSink {
     var out = RenderBuffer()
 
     mutating func stepFinished() { out.flushIfFull() }
@@ -208,6 +209,12 @@ private struct DumpSink: RenderingSink {
     mutating func scalar(_ label: ArchiveWalkLabel, _ value: ArchiveWalkScalar, uid: Int?, depth: Int) {
         line(label, depth: depth)
         if let uid { out.append("#\(uid) ") }
+        Self.appendScalar(value, to: &out)
+        out.append("\n")
+    }
+
+    /// A leaf value as the dump shows it (a string quoted and escaped, data as hex, a date in ISO 8601).
+    static func appendScalar(_ value: ArchiveWalkScalar, to out: inout RenderBuffer) {
         switch value {
         case .null: out.append("nil")
         case .string(let string): out.appendJSONString(string)
@@ -232,7 +239,6 @@ private struct DumpSink: RenderingSink {
             }
         case .uid(let value): out.append("CF$UID(\(value))")
         }
-        out.append("\n")
     }
 
     mutating func reference(_ label: ArchiveWalkLabel, uid: Int, summary: String, depth: Int) {
@@ -256,10 +262,15 @@ private struct DumpSink: RenderingSink {
     mutating func foundationText(_ label: ArchiveWalkLabel, kind: String, text: String, uid: Int?, depth: Int) {
         line(label, depth: depth)
         if let uid { out.append("#\(uid) ") }
+        Self.appendFoundationText(kind: kind, text: text, to: &out)
+        out.append("\n")
+    }
+
+    /// A Foundation value as the dump shows it: its kind, then its text (bare or quoted).
+    static func appendFoundationText(kind: String, text: String, to out: inout RenderBuffer) {
         out.append(kind)
         out.append(" ")
-        if Self.bareKinds.contains(kind) { out.append(text) } else { out.appendJSONString(text) }
-        out.append("\n")
+        if bareKinds.contains(kind) { out.append(text) } else { out.appendJSONString(text) }
     }
 
     mutating func beginNotedInstance(_ label: ArchiveWalkLabel, uid: Int, className: String, classUID: Int, depth: Int, isEmpty: Bool, note: String) {

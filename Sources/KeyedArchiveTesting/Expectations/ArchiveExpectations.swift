@@ -216,6 +216,7 @@ public enum ArchiveExpectations {
         if !dropped.isEmpty, !patterns.isEmpty || role == referenceRole {
             lines += FieldListing.ignoringSuggestion(dropped, given: patterns, purpose: "if the model leaves them out on purpose")
         }
+        if let page = ArchiveDiffPage.writeIfRequested(fixtureGraph, madeGraph, diff: diff, fixturePath: path) { lines.append(page) }
         return lines.joined(separator: "\n")
     }
 
