@@ -60,3 +60,47 @@ import Testing
         expectArchiveReference(of: cessna, registry: Fixtures.registry, reference: directory + "/app.plist", ignoring: ["Airplane.wingspan"])
     }
 }
+
+/// A failed compatibility expectation's page: the new archive where the change shows, opened at
+/// its key path, beside the contract; only when asked, and never over a file it did not make.
+@Suite struct CompatibilityPageTests {
+    static let directoryVariable = "KEYEDARCHIVE_TESTING_COMPAT_PAGE_DIR"
+
+    @Test(.enabled(if: RecordEnvironmentChild.canRunChild, "needs the test binary as an executable (Linux swift test)"))
+    func failedCompatibilityWritesThePageWhenAsked() throws {
+        let (directory, contract) = try TruthfulCompatibilityTests.contract()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let page = contract + ".diff.html"
+        let output = try RecordEnvironmentChild.runChild(filter: "CompatibilityPageChild", environment: [
+            "KEYEDARCHIVE_DIFF_PAGE": "1", Self.directoryVariable: directory.path,
+        ])
+        #expect(output.contains("diff page (KEYEDARCHIVE_DIFF_PAGE): \(page)"), "\(output)")
+        let text = try String(contentsOf: URL(fileURLWithPath: page), encoding: .utf8)
+        #expect(text.prefix(1024).contains("<meta name=\"generator\" content=\"keyedarchive graph page\">"))
+        #expect(text.contains("\"mode\":\"graph\""))
+        #expect(text.contains("key-renamed Airplane.registration at root.airplanes[0].tailNumber"), "\(text.suffix(600))")
+        // Not over a file it did not make; nothing without the variable.
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: page))
+        let refused = try RecordEnvironmentChild.runChild(filter: "CompatibilityPageChild", environment: [
+            "KEYEDARCHIVE_DIFF_PAGE": "1", Self.directoryVariable: directory.path,
+        ])
+        #expect(refused.contains("diff page not written: \(page) exists and is not a page keyedarchive made"), "\(refused)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: page)) == Data("precious".utf8))
+        try FileManager.default.removeItem(atPath: page)
+        let quiet = try RecordEnvironmentChild.runChild(filter: "CompatibilityPageChild", environment: [
+            "KEYEDARCHIVE_DIFF_PAGE": "0", Self.directoryVariable: directory.path,
+        ])
+        #expect(!FileManager.default.fileExists(atPath: page))
+        #expect(!quiet.contains("diff page") && quiet.contains("key-renamed"), "\(quiet)")
+    }
+}
+
+/// Run only as the child of `failedCompatibilityWritesThePageWhenAsked`.
+@Suite struct CompatibilityPageChild {
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[CompatibilityPageTests.directoryVariable] != nil))
+    func failingCompatibility() throws {
+        let directory = try #require(ProcessInfo.processInfo.environment[CompatibilityPageTests.directoryVariable])
+        expectArchiveCompatible(of: TruthfulCompatibilityTests.pilots(version: 2), registry: TruthfulCompatibilityTests.registry(version: 2),
+                                contract: directory + "/pilot.schema.json")
+    }
+}

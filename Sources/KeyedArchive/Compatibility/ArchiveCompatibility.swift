@@ -80,7 +80,7 @@ public struct ArchiveCompatibility: Sendable {
         /// The key path in ``exampleArchive`` where the change shows (`root.airplanes[1].wingspan`).
         public internal(set) var exampleKeyPath: String?
         /// Whether ``exampleArchive`` is one of the new side's archives.
-        var exampleIsNew = false
+        package var exampleIsNew = false
         /// What breaks, and the fix: an alias, `decodeIfPresent`, a default, a migration.
         public let advice: String
         /// The superclasses of ``className`` as the archives chain them (nearest first): a

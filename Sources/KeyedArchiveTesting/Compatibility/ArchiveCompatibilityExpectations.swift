@@ -223,8 +223,9 @@ extension ArchiveExpectations {
             return nil
         }
         let lines = report.textDescription.split(separator: "\n").map { "  " + $0 }
+        let page = ArchiveDiffPage.writeIfRequested(report, new: current, contractPath: location.path)
         return ((["\(subject) are not compatible with the contract \(location.path) under \(mode.rawValue) (old: the contract, new: \(subject)):"] + lines)
-            + (leftAlone.map { [$0] } ?? [])).joined(separator: "\n")
+            + (leftAlone.map { [$0] } ?? []) + (page.map { [$0] } ?? [])).joined(separator: "\n")
     }
 
     // MARK: Recording a contract, on purpose
