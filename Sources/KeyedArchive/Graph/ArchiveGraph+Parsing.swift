@@ -392,14 +392,16 @@ extension ArchiveGraph {
             throw ArchiveError(.invalidClassDescriptor, "$classname is \(kind), expected a string", uid: uid)
         }
         try checkLength(name.utf8.count, of: "class name", options: options, uid: uid)
-        guard let classesValue = dictionary[ArchiveKeys.classes] else {
-            throw ArchiveError(.invalidClassDescriptor, "$classes is missing from the class dictionary of \(name.excerptForMessage(64))", uid: uid, classChain: [name])
-        }
-        let classes = try stringArray(classesValue, key: ArchiveKeys.classes, uid: uid, name: name, options: options, chains: &chains)
         var hints: [String]?
         if let hintsValue = dictionary[ArchiveKeys.classHints] {
             hints = try stringArray(hintsValue, key: ArchiveKeys.classHints, uid: uid, name: name, options: options, chains: &chains)
         }
+        // Apple's unarchiver looks the class up by `$classname`; `$classes` only feeds its
+        // fallbacks, and Xcode's SpriteKit scene editor leaves it out (issue 51).
+        guard let classesValue = dictionary[ArchiveKeys.classes] else {
+            return ClassDescriptor(nameOnly: name, hints: hints)
+        }
+        let classes = try stringArray(classesValue, key: ArchiveKeys.classes, uid: uid, name: name, options: options, chains: &chains)
         return ClassDescriptor(name: name, classes: classes, hints: hints)
     }
 

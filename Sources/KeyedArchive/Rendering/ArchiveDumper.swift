@@ -106,7 +106,9 @@ public enum ArchiveDumper {
             classLines.append("  #\(index) ")
             DumpSink.appendName(descriptor.name, to: &classLines)
             let chainMatches = descriptor.classes.first.map { $0.isExactlyEqual(to: descriptor.name) } ?? false
-            if chainMatches {
+            if !descriptor.storesClasses {
+                classLines.append(" (no $classes)")
+            } else if chainMatches {
                 for superclass in descriptor.classes.dropFirst() {
                     classLines.append(" < ")
                     DumpSink.appendName(superclass, to: &classLines)

@@ -311,7 +311,9 @@ enum ArchiveValueDecoding {
         case .dictionary, .inlineDictionary:
             value = .dictionary(done.holdsDuplicateKeys ? keepingLastEntries(done.entries) : done.entries, mutable: done.mutable)
         case .instance:
-            let instance = ArchiveInstance(className: done.descriptor?.name ?? "", classes: done.descriptor?.classes ?? [], fields: done.fields)
+            var instance = ArchiveInstance(className: done.descriptor?.name ?? "", classes: done.descriptor?.classes ?? [], fields: done.fields)
+            instance.storesClasses = done.descriptor?.storesClasses ?? true
+            instance.classHints = done.descriptor?.hints
             if let mapping = done.mapping {
                 do {
                     value = try FieldMappedFoundation.value(of: instance, as: mapping, session: session, uid: done.uid)

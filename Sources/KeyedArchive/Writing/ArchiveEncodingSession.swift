@@ -65,6 +65,9 @@ final class ArchiveEncodingSession {
         var modelTypeIndex: [ObjectIdentifier: Int] = [:]
         var dataUIDs: [[UInt8]: Int] = [:]
         var classUIDs: [[ArchiveExactKey]: Int] = [:]
+        /// Class dictionaries of another shape than `$classname` and `$classes`, by
+        /// ``ArchiveEncodingSession/storedClassKey(_:)``.
+        var storedClassUIDs: [[ArchiveExactKey]: Int] = [:]
         var pendingConditionals: [(owner: Int, key: Int32, object: ObjectIdentifier)] = []
         var recentChains: [(chain: [String], uid: Int)] = []
         var table = ArchiveObjectTable()
@@ -409,6 +412,23 @@ final class ArchiveEncodingSession {
         return Int(reference.uid.value)
     }
 
+    /// The UID of a class dictionary of another shape than `$classname` and `$classes` (no
+    /// `$classes`, or `$classhints`), written as it is described.
+    func classUID(storedAs descriptor: ArchiveGraph.ClassDescriptor) -> Int {
+        let key = Self.storedClassKey(descriptor)
+        if let known = state.pointee.storedClassUIDs[key] { return known }
+        let reference = append(.storedClassDescriptor(descriptor))
+        state.pointee.storedClassUIDs[key] = Int(reference.uid.value)
+        return Int(reference.uid.value)
+    }
+
+    /// A descriptor as exact keys: the name, the lengths of its lists (which say where each
+    /// ends, and whether each is present), then the names of each.
+    static func storedClassKey(_ descriptor: ArchiveGraph.ClassDescriptor) -> [ArchiveExactKey] {
+        let shape = "\(descriptor.storesClasses ? descriptor.classes.count : -1) \(descriptor.hints?.count ?? -1)"
+        return ([descriptor.name, shape] + descriptor.classes + (descriptor.hints ?? [])).map(ArchiveExactKey.init)
+    }
+
     /// The stop before the thread's stack runs out (see the decoding session's).
     @inline(never)
     private func stackExhausted() -> ArchiveError {
@@ -421,7 +441,9 @@ final class ArchiveEncodingSession {
     /// (their objects follow it depth-first), then its class dictionary is appended if this is
     /// the class's first use — Apple's order (format-notes §4).
     /// - Parameter identityIsNew: the caller has just looked `identity` up and not found it.
-    func encodeInstance(chain: [String], identity: AnyObject?, identityIsNew: Bool = false, type: ObjectIdentifier? = nil,
+    /// - Parameter descriptor: the class dictionary to write instead of `chain`'s, when it has
+    ///   another shape (no `$classes`, or `$classhints`).
+    func encodeInstance(chain: [String], descriptor: ArchiveGraph.ClassDescriptor? = nil, identity: AnyObject?, identityIsNew: Bool = false, type: ObjectIdentifier? = nil,
                         body: (KeyedArchiveEncoder) throws -> Void) throws(ArchiveError) -> ArchiveReference {
         guard state.pointee.frames.count <= options.maximumDepth else {
             failed = true
@@ -471,6 +493,10 @@ final class ArchiveEncodingSession {
         state.pointee.activeFrame = state.pointee.frames.count - 1
         state.pointee.activeOwner = state.pointee.frames[state.pointee.activeFrame].uid
         var classUID = typePosition >= 0 ? state.pointee.modelTypes[typePosition].classUID : -1
+        if classUID < 0, let descriptor, !descriptor.isPlain {
+            if !state.pointee.chainOverrides.isEmpty { state.pointee.chainOverrides.removeValue(forKey: uid) }
+            classUID = self.classUID(storedAs: descriptor)
+        }
         if classUID < 0 {
             if !state.pointee.chainOverrides.isEmpty, let override = state.pointee.chainOverrides.removeValue(forKey: uid) {
                 classUID = self.classUID(chain: override)

@@ -105,6 +105,8 @@ extension ArchiveObjectTable {
                     }
                 }
                 builder.endDictionary(depth: 2)
+            case .storedClassDescriptor(let descriptor):
+                try builder.add(.dictionary(Self.classDictionary(descriptor)), depth: 2)
             }
         }
         builder.endArray(depth: 1)

@@ -1,0 +1,131 @@
+import Foundation
+import PropertyList
+import Testing
+@testable import KeyedArchive
+
+/// Issue 51: shapes Apple's software writes that no earlier fixture held. Each archive is made
+/// by a script of ours with Python's plistlib (Fixtures/apple-shapes/) or built here, in the
+/// shape the issue quotes, and checked against plistlib's reading where a file is written.
+@Suite struct AppleShapesRound3Tests {
+    static let inspecting: ArchiveRegistry = {
+        var registry = ArchiveRegistry()
+        registry.inspectsUnknownClasses = true
+        return registry
+    }()
+
+    static func fixture(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: ArchiveFixtures.projectFixtures.appendingPathComponent("apple-shapes/\(name)")))
+    }
+
+    /// plistlib's reading of `bytes` and ours of the graph, in the reference's canonical text.
+    static func plistlibAgrees(_ bytes: [UInt8]) throws -> Bool? {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("keyedarchive-issue51-\(UUID().uuidString).plist")
+        try Data(bytes).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        guard let theirs = try PlistlibArchiveReference.read([url.path]) else { return nil }
+        return theirs[url.path] == PlistlibArchiveReference.canonicalText(try ArchiveGraph(bytes: bytes))
+    }
+
+    // MARK: 1. A class dictionary of `$classname` alone (Xcode's SpriteKit scene editor)
+
+    final class HealthComponent: KeyedArchivable {
+        let maxHealth: Int
+        let name: String
+        init(from decoder: KeyedArchiveDecoder) throws {
+            maxHealth = try decoder.decode(Int.self, forKey: "maxHealth")
+            name = try decoder.decode(String.self, forKey: "name")
+        }
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(maxHealth, forKey: "maxHealth")
+            try encoder.encode(name, forKey: "name")
+        }
+    }
+
+    @Test func aClassDictionaryWithoutClassesReadsEverywhere() throws {
+        let bytes = try Self.fixture("classname-only-components.plist")
+        let graph = try ArchiveGraph(bytes: bytes)
+        #expect(graph.classDescriptor(of: PropertyListUID(3)) == ArchiveGraph.ClassDescriptor(nameOnly: "MyGame.HealthComponent"))
+        #expect(graph.classDescriptor(of: PropertyListUID(3))?.storesClasses == false)
+        if let agrees = try Self.plistlibAgrees(bytes) { #expect(agrees) }
+
+        let dump = try ArchiveDumper.dump(bytes)
+        #expect(dump.contains("MyGame.HealthComponent (no $classes)"))
+        let json = try ArchiveJSONRenderer.render(bytes)
+        #expect(json.contains(#"{"$classname": "MyGame.HealthComponent"}"#))
+
+        // ArchiveValue under inspection: the instance says it has no `$classes`.
+        let value = try KeyedUnarchiver(bytes: bytes, registry: Self.inspecting).decode(ArchiveValue.self, forKey: "root")
+        guard case .instance(let entity) = value.unshared, case .object(let components)? = entity["components"],
+              case .array(let elements, _) = components, case .instance(let health)? = elements.first?.unshared else {
+            Issue.record("unexpected shape: \(value)")
+            return
+        }
+        #expect(health.className == "MyGame.HealthComponent" && health.classes.isEmpty && !health.storesClasses)
+        #expect(entity.storesClasses && entity.classes == ["GKEntity", "NSObject"])
+
+        // The schema names the class.
+        let schema = try ArchiveSchema(archives: [bytes])
+        #expect(schema.class(named: "MyGame.HealthComponent")?.instanceCount == 1)
+
+        // Typed decoding through the registry, by `$classname` as Apple's unarchiver looks it up.
+        let health2 = try KeyedUnarchiver(bytes: bytes, registry: Self.inspectingWith(HealthComponent.self, "MyGame.HealthComponent"))
+            .decode(ArchiveValue.self, forKey: "root")
+        guard case .instance(let entity2) = health2.unshared, case .object(let models)? = entity2["components"],
+              case .array(let modelElements, _) = models, case .model(let model)? = modelElements.first?.unshared,
+              let component = model.object as? HealthComponent else {
+            Issue.record("the registered class did not decode: \(health2)")
+            return
+        }
+        #expect(component.maxHealth == 100 && component.name == "hero")
+    }
+
+    static func inspectingWith<T: KeyedArchivable>(_ type: T.Type, _ name: String) -> ArchiveRegistry {
+        var registry = inspecting
+        registry.register(type, className: name)
+        registry.decodesModelsInArchiveValues = true
+        return registry
+    }
+
+    @Test func aClassDictionaryWithoutClassesIsWrittenBackAsStored() throws {
+        let bytes = try Self.fixture("classname-only-components.plist")
+        let plainly = try ArchiveValueInspectionTests.rewrite(bytes)
+        let identities = try ArchiveValueInspectionTests.rewrite(bytes, identities: ArchiveIdentityTable())
+        let roundTrip = try KeyedArchiver.roundTrip(bytes, registry: Self.inspecting)
+        for (path, rewritten) in [("plainly", plainly), ("identity table", identities), ("roundTrip", roundTrip)] {
+            // plistlib reads the same objects, class dictionaries included, from both files.
+            let ours = PlistlibArchiveReference.canonicalText(try ArchiveGraph(bytes: rewritten))
+            #expect(ours == PlistlibArchiveReference.canonicalText(try ArchiveGraph(bytes: bytes)), "\(path): \(ours)")
+            if let agrees = try Self.plistlibAgrees(rewritten) { #expect(agrees, "\(path)") }
+            let diff = ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: rewritten))
+            #expect(diff.isEqual, "\(path): \(diff.differences.prefix(3).map(\.description))")
+            // Rewriting our own rewrite the same way changes no byte.
+            let again = path == "roundTrip" ? try KeyedArchiver.roundTrip(rewritten, registry: Self.inspecting) : try ArchiveValueInspectionTests.rewrite(rewritten)
+            #expect(again == rewritten, "\(path)")
+        }
+        // Byte for byte: the fixture in Core Foundation's binary layout comes back unchanged.
+        let inCFLayout = try PropertyListCodec.encode(try PropertyListCodec.decode(bytes), format: .binary)
+        #expect(try KeyedArchiver.roundTrip(inCFLayout, registry: Self.inspecting) == inCFLayout)
+        // In XML too.
+        let xml = try ArchiveValueInspectionTests.rewrite(bytes, format: .xml)
+        #expect(ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: xml)).isEqual)
+        if let agrees = try Self.plistlibAgrees(xml) { #expect(agrees) }
+        #expect(String(decoding: xml, as: UTF8.self).contains("<dict>\n\t\t\t<key>$classname</key>\n\t\t\t<string>MyGame.HealthComponent</string>\n\t\t</dict>"))
+    }
+
+    @Test func diffTellsAMissingClassesChain() throws {
+        let bytes = try Self.fixture("classname-only-components.plist")
+        guard case .dictionary(var root) = try PropertyListCodec.decode(bytes), case .array(var objects)? = root["$objects"] else {
+            Issue.record("not an archive")
+            return
+        }
+        objects[5] = .dictionary(PropertyListDictionary(entries: [
+            .init(key: "$classname", value: .string("MyGame.HealthComponent")),
+            .init(key: "$classes", value: .array([.string("MyGame.HealthComponent"), .string("GKComponent"), .string("NSObject")])),
+        ]))
+        root["$objects"] = .array(objects)
+        let changed = try PropertyListCodec.encode(.dictionary(root), format: .binary)
+        let diff = ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: changed))
+        #expect(diff.differences.map(\.kind) == [.classChainChanged])
+        #expect(diff.differences.first?.a == "no $classes")
+    }
+}
