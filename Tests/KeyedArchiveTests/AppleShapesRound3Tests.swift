@@ -129,3 +129,68 @@ import Testing
         #expect(diff.differences.first?.a == "no $classes")
     }
 }
+
+/// Issue 51, item 2: SceneKit's archiver name and a root dictionary with `$top` first.
+@Suite struct SceneKitHeaderTests {
+    final class Node: KeyedArchivable {
+        let name: String
+        let childNodes: [Node]
+        init(from decoder: KeyedArchiveDecoder) throws {
+            name = try decoder.decode(String.self, forKey: "name")
+            childNodes = try decoder.decode([Node].self, forKey: "childNodes")
+        }
+        func encode(to encoder: KeyedArchiveEncoder) throws {
+            try encoder.encode(name, forKey: "name")
+            try encoder.encode(childNodes, forKey: "childNodes")
+        }
+    }
+
+    final class Scene: KeyedArchivable {
+        let rootNode: Node
+        init(from decoder: KeyedArchiveDecoder) throws { rootNode = try decoder.decode(Node.self, forKey: "rootNode") }
+        func encode(to encoder: KeyedArchiveEncoder) throws { try encoder.encode(rootNode, forKey: "rootNode") }
+    }
+
+    @Test func anotherArchiversNameAndTopFirstRead() throws {
+        let bytes = try AppleShapesRound3Tests.fixture("scenekit-archiver-top-first.plist")
+        let graph = try ArchiveGraph(bytes: bytes)
+        #expect(graph.archiver == "SCNKeyedArchiver")
+        #expect(graph.classDescriptor(of: PropertyListUID(1))?.name == "SCNScene")
+        if let agrees = try AppleShapesRound3Tests.plistlibAgrees(bytes) { #expect(agrees) }
+        #expect(try ArchiveDumper.dump(bytes).hasPrefix("SCNKeyedArchiver, version 100000, 8 objects\n"))
+        #expect(try ArchiveJSONRenderer.render(bytes).contains(#""$archiver": "SCNKeyedArchiver""#))
+        #expect(try ArchiveSchema(archives: [bytes]).class(named: "SCNNode")?.instanceCount == 1)
+        #expect(ArchiveDiff(graph, try ArchiveGraph(bytes: bytes)).isEqual)
+
+        let value = try KeyedUnarchiver(bytes: bytes, registry: AppleShapesRound3Tests.inspecting).decode(ArchiveValue.self, forKey: "root")
+        guard case .instance(let scene) = value.unshared, case .object(let node)? = scene["rootNode"], case .instance(let root) = node.unshared else {
+            Issue.record("unexpected shape: \(value)")
+            return
+        }
+        #expect(root.className == "SCNNode" && root["name"]?.value == .string("ship"))
+
+        // Typed decoding reads it, as Apple's NSKeyedUnarchiver does (it never reads `$archiver`).
+        var registry = ArchiveRegistry()
+        registry.register(Scene.self, className: "SCNScene")
+        registry.register(Node.self, className: "SCNNode")
+        let decoded = try KeyedUnarchiver.unarchive(Scene.self, from: bytes, registry: registry)
+        #expect(decoded.rootNode.name == "ship" && decoded.rootNode.childNodes.isEmpty)
+
+        // roundTrip keeps the archiver's name.
+        let again = try KeyedArchiver.roundTrip(bytes, registry: AppleShapesRound3Tests.inspecting)
+        #expect(try ArchiveGraph(bytes: again).archiver == "SCNKeyedArchiver")
+        #expect(ArchiveDiff(graph, try ArchiveGraph(bytes: again)).isEqual)
+    }
+
+    @Test func aMissingOrNonStringArchiverIsStillRefused() throws {
+        for archiver: PropertyListValue? in [nil, .integer(1)] {
+            var root = PropertyListDictionary()
+            root["$version"] = .integer(100000)
+            if let archiver { root["$archiver"] = archiver }
+            root["$top"] = .dictionary(PropertyListDictionary())
+            root["$objects"] = .array([.string("$null")])
+            let bytes = try PropertyListCodec.encode(.dictionary(root), format: .binary)
+            #expect(throws: ArchiveError.self) { try ArchiveGraph(bytes: bytes) }
+        }
+    }
+}

@@ -147,12 +147,13 @@ extension ArchiveGraph {
         guard let archiverValue = root[ArchiveKeys.archiver] else {
             throw ArchiveError(.invalidArchiveHeader, "$archiver is missing")
         }
+        // Any archiver's name: Apple's NSKeyedUnarchiver never reads `$archiver` (it checks
+        // `$version`, then takes `$top` and `$objects`), and SceneKit's SCNKeyedArchiver, a
+        // subclass of NSKeyedArchiver, writes its own name (issue 51).
         guard case .string(let archiver) = archiverValue else {
-            throw ArchiveError(.invalidArchiveHeader, "$archiver is \(archiverValue.kindNameWithArticle), expected the string NSKeyedArchiver")
+            throw ArchiveError(.invalidArchiveHeader, "$archiver is \(archiverValue.kindNameWithArticle), expected a string (NSKeyedArchiver, or a subclass's name)")
         }
-        guard archiver.isExactlyEqual(to: ArchiveKeys.archiverName) else {
-            throw ArchiveError(.invalidArchiveHeader, "$archiver is \"\(archiver.excerptForMessage(64))\", expected NSKeyedArchiver")
-        }
+        try Self.checkLength(archiver.utf8.count, of: "string", options: options, uid: nil)
         guard let versionValue = root[ArchiveKeys.version] else {
             throw ArchiveError(.invalidArchiveHeader, "$version is missing")
         }

@@ -110,7 +110,8 @@ public struct ArchiveGraph: Hashable, Sendable {
         public var uid: PropertyListUID? { value.uidValue }
     }
 
-    /// `$archiver` (always `NSKeyedArchiver` once validated).
+    /// `$archiver`: `NSKeyedArchiver`, or the name of a subclass that wrote the archive
+    /// (SceneKit's `SCNKeyedArchiver`); Apple's unarchiver does not read it.
     public let archiver: String
     /// `$version` (always 100000 once validated).
     public let version: PropertyListInteger

@@ -73,7 +73,7 @@ extension ArchiveObjectTable {
             case ArchiveKeys.version:
                 builder.append(try builder.addInteger(PropertyListInteger(ArchiveKeys.formatVersion)), to: &root)
             case ArchiveKeys.archiver:
-                builder.append(try builder.addString(ArchiveKeys.archiverName), to: &root)
+                builder.append(try builder.addString(archiverName), to: &root)
             case ArchiveKeys.top:
                 builder.append(try writeTop(into: &builder), to: &root)
             default:
@@ -94,7 +94,7 @@ extension ArchiveObjectTable {
     private func stringsBesideEntries() -> StringCollisionFilter {
         var filter = StringCollisionFilter()
         for key in Self.rootKeyOrder(.current) { filter.insert(key) }
-        for fixed in [ArchiveKeys.archiverName, ArchiveKeys.null, ArchiveKeys.classKey, ArchiveKeys.className, ArchiveKeys.classes] {
+        for fixed in [archiverName, ArchiveKeys.null, ArchiveKeys.classKey, ArchiveKeys.className, ArchiveKeys.classes] {
             filter.insert(fixed)
         }
         // Every stored key, `$top`'s included, is numbered in `keyTexts`.

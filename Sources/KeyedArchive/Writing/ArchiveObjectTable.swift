@@ -26,6 +26,9 @@ struct ArchiveObjectTable {
     }
 
     var entries: [Entry] = [.null]
+    /// `$archiver`: `NSKeyedArchiver`, or the name a rewritten archive had (SceneKit's
+    /// `SCNKeyedArchiver`), which ``KeyedArchiver/roundTrip(_:registry:options:)`` keeps.
+    var archiverName = ArchiveKeys.archiverName
     /// Stored (escaped) keys by number.
     var keyTexts: [String] = []
     /// A field's value as the table holds it. UIDs and ordinary integers (nearly every field of
@@ -205,7 +208,7 @@ struct ArchiveObjectTable {
         for key in Self.rootKeyOrder(era) {
             switch key {
             case ArchiveKeys.version: root.append(key: key, value: .integer(PropertyListInteger(ArchiveKeys.formatVersion)))
-            case ArchiveKeys.archiver: root.append(key: key, value: .string(ArchiveKeys.archiverName))
+            case ArchiveKeys.archiver: root.append(key: key, value: .string(archiverName))
             case ArchiveKeys.top: root.append(key: key, value: .dictionary(top))
             default: root.append(key: key, value: .array(objects))
             }
@@ -225,7 +228,7 @@ struct ArchiveObjectTable {
         let topKey = builder.constant(ArchiveKeys.top)
         let objectsKey = builder.constant(ArchiveKeys.objects)
         let versionValue = builder.fresh(.integer(PropertyListInteger(ArchiveKeys.formatVersion)))
-        let archiverValue = builder.fresh(.string(ArchiveKeys.archiverName))
+        let archiverValue = builder.fresh(.string(archiverName))
 
         var objectNumbers: [Int] = []
         objectNumbers.reserveCapacity(entries.count)
