@@ -91,15 +91,23 @@ import Testing
         let plainly = try ArchiveValueInspectionTests.rewrite(bytes)
         let identities = try ArchiveValueInspectionTests.rewrite(bytes, identities: ArchiveIdentityTable())
         let roundTrip = try KeyedArchiver.roundTrip(bytes, registry: Self.inspecting)
-        for (path, rewritten) in [("plainly", plainly), ("identity table", identities), ("roundTrip", roundTrip)] {
+        // Without inspection, roundTrip copies the objects of unregistered classes as stored.
+        let copied = try KeyedArchiver.roundTrip(bytes, registry: ArchiveRegistry())
+        for (path, rewritten) in [("plainly", plainly), ("identity table", identities), ("roundTrip", roundTrip), ("copied", copied)] {
             // plistlib reads the same objects, class dictionaries included, from both files.
             let ours = PlistlibArchiveReference.canonicalText(try ArchiveGraph(bytes: rewritten))
-            #expect(ours == PlistlibArchiveReference.canonicalText(try ArchiveGraph(bytes: bytes)), "\(path): \(ours)")
+            // (The copy numbers objects in the order of their stored keys: the same graph.)
+            if path != "copied" { #expect(ours == PlistlibArchiveReference.canonicalText(try ArchiveGraph(bytes: bytes)), "\(path): \(ours)") }
+            #expect(try ArchiveGraph(bytes: rewritten).objects.filter { if case .classDescriptor(let d) = $0 { !d.storesClasses } else { false } }.count == 2, "\(path)")
             if let agrees = try Self.plistlibAgrees(rewritten) { #expect(agrees, "\(path)") }
             let diff = ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: rewritten))
             #expect(diff.isEqual, "\(path): \(diff.differences.prefix(3).map(\.description))")
             // Rewriting our own rewrite the same way changes no byte.
-            let again = path == "roundTrip" ? try KeyedArchiver.roundTrip(rewritten, registry: Self.inspecting) : try ArchiveValueInspectionTests.rewrite(rewritten)
+            let again = switch path {
+            case "roundTrip": try KeyedArchiver.roundTrip(rewritten, registry: Self.inspecting)
+            case "copied": try KeyedArchiver.roundTrip(rewritten, registry: ArchiveRegistry())
+            default: try ArchiveValueInspectionTests.rewrite(rewritten)
+            }
             #expect(again == rewritten, "\(path)")
         }
         // Byte for byte: the fixture in Core Foundation's binary layout comes back unchanged.
@@ -192,5 +200,59 @@ import Testing
             let bytes = try PropertyListCodec.encode(.dictionary(root), format: .binary)
             #expect(throws: ArchiveError.self) { try ArchiveGraph(bytes: bytes) }
         }
+    }
+}
+
+/// Issue 51, item 5 of the issue: `$classhints` kept by `ArchiveInstance` and every rewrite, and
+/// compared by `diff`.
+@Suite struct ClassHintsTests {
+    @Test func classHintsAreKeptByEveryRewrite() throws {
+        let bytes = try AppleShapesRound3Tests.fixture("classhints.plist")
+        if let agrees = try AppleShapesRound3Tests.plistlibAgrees(bytes) { #expect(agrees) }
+        #expect(try ArchiveGraph(bytes: bytes).classDescriptor(of: PropertyListUID(1))?.hints == ["NSMutableArray"])
+        let value = try KeyedUnarchiver(bytes: bytes, registry: AppleShapesRound3Tests.inspecting).decode(ArchiveValue.self, forKey: "root")
+        guard case .instance(let list) = value.unshared else {
+            Issue.record("unexpected shape: \(value)")
+            return
+        }
+        #expect(list.classHints == ["NSMutableArray"] && list.storesClasses && list.classes.count == 4)
+        var hintless = list
+        hintless.classHints = nil
+        #expect(ArchiveValue.instance(hintless) != .instance(list))
+
+        let expected = PlistlibArchiveReference.canonicalText(try ArchiveGraph(bytes: bytes))
+        let rewrites = [
+            ("plainly", try ArchiveValueInspectionTests.rewrite(bytes)),
+            ("identity table", try ArchiveValueInspectionTests.rewrite(bytes, identities: ArchiveIdentityTable())),
+            ("roundTrip", try KeyedArchiver.roundTrip(bytes, registry: AppleShapesRound3Tests.inspecting)),
+            ("xml", try ArchiveValueInspectionTests.rewrite(bytes, format: .xml)),
+        ]
+        for (path, rewritten) in rewrites {
+            if path != "xml" { #expect(PlistlibArchiveReference.canonicalText(try ArchiveGraph(bytes: rewritten)) == expected, "\(path)") }
+            if let agrees = try AppleShapesRound3Tests.plistlibAgrees(rewritten) { #expect(agrees, "\(path)") }
+            #expect(ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: rewritten)).isEqual, "\(path)")
+            #expect(try ArchiveGraph(bytes: rewritten).classDescriptor(of: PropertyListUID(1))?.hints == ["NSMutableArray"], "\(path)")
+        }
+        let inCFLayout = try PropertyListCodec.encode(try PropertyListCodec.decode(bytes), format: .binary)
+        #expect(try KeyedArchiver.roundTrip(inCFLayout, registry: AppleShapesRound3Tests.inspecting) == inCFLayout)
+    }
+
+    @Test func diffComparesClassHints() throws {
+        let bytes = try AppleShapesRound3Tests.fixture("classhints.plist")
+        guard case .dictionary(var root) = try PropertyListCodec.decode(bytes), case .array(var objects)? = root["$objects"],
+              case .dictionary(var descriptor) = objects[4] else {
+            Issue.record("not the fixture")
+            return
+        }
+        descriptor["$classhints"] = .array([.string("NSArray")])
+        objects[4] = .dictionary(descriptor)
+        root["$objects"] = .array(objects)
+        let changed = try PropertyListCodec.encode(.dictionary(root), format: .binary)
+        let diff = ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: changed))
+        #expect(diff.differences.map(\.kind) == [.classChainChanged])
+        #expect(diff.differences.first?.description == "root: class chain changed: MyApp.TagList < NSMutableArray < NSArray < NSObject ($classhints: NSMutableArray) → MyApp.TagList < NSMutableArray < NSArray < NSObject ($classhints: NSArray)")
+        var valuesOnly = ArchiveDiff.Options()
+        valuesOnly.valuesOnly = true
+        #expect(ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: changed), options: valuesOnly).isEqual)
     }
 }

@@ -339,6 +339,11 @@ final class ArchiveDecodingSession {
         instance(uid)?.descriptor.classes ?? []
     }
 
+    /// The class dictionary of the instance at `uid`.
+    func classDescriptor(ofInstance uid: Int) -> ArchiveGraph.ClassDescriptor? {
+        instance(uid)?.descriptor
+    }
+
     // MARK: Fast paths for binary tables
 
     /// `store.instanceClassUID(_:)`, from the binary table when there is one: a `let` of the

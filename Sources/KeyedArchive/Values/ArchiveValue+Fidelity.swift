@@ -41,7 +41,8 @@ enum ArchiveValueFidelity {
     }
 
     private static func hasChain(_ descriptor: ArchiveGraph.ClassDescriptor, _ chain: [String]?) -> Bool {
-        guard let chain, let first = chain.first else { return false }
+        // `$classhints`, or no `$classes`, is kept only by reading the object as its fields.
+        guard let chain, let first = chain.first, descriptor.isPlain else { return false }
         return descriptor.name.isExactlyEqual(to: first) && descriptor.classes.isExactlyEqual(to: chain)
     }
 
