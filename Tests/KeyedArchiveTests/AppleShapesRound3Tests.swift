@@ -256,3 +256,53 @@ import Testing
         #expect(ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: changed), options: valuesOnly).isEqual)
     }
 }
+
+/// Issue 51, item 3 of the issue: an object reached through a field-mapped value's stored fields
+/// (an `NSFont` that is an attributed string's `NSOriginalFont` attribute and a cell's
+/// `NSSupport`, as a compiled nib holds it) stays one object on every rewrite.
+@Suite struct SharingThroughMappedValuesTests {
+    static func uid(_ value: UInt64) -> PropertyListValue { .uid(PropertyListUID(value)) }
+    static func classDictionary(_ chain: [String]) -> PropertyListValue {
+        ["$classname": .string(chain[0]), "$classes": .array(chain.map { .string($0) })]
+    }
+
+    /// Objects in NSKeyedArchiver's order (an object's UID before its fields', its class after).
+    static func fontSharedByAttributeAndCell() throws -> [UInt8] {
+        try BinaryPropertyListWriter().write([
+            "$version": 100000, "$archiver": "NSKeyedArchiver", "$top": ["root": uid(1)],
+            "$objects": [
+                "$null",
+                ["NS.objects": [uid(2), uid(11)], "$class": uid(14)],                                     // 1 NSMutableArray
+                ["NSString": uid(3), "NSAttributes": uid(4), "$class": uid(10)],                          // 2 NSAttributedString
+                "Hello",                                                                                    // 3
+                ["NS.keys": [uid(5)], "NS.objects": [uid(6)], "$class": uid(9)],                          // 4 NSDictionary
+                "NSOriginalFont",                                                                           // 5
+                ["NSName": uid(7), "NSSize": 12.0, "NSfFlags": 16, "$class": uid(8)],                 // 6 NSFont
+                "Helvetica",                                                                                // 7
+                classDictionary(["NSFont", "NSObject"]),                                                   // 8
+                classDictionary(["NSDictionary", "NSObject"]),                                             // 9
+                classDictionary(["NSAttributedString", "NSObject"]),                                       // 10
+                ["NSContents": uid(12), "NSSupport": uid(6), "$class": uid(13)],                          // 11 NSTextFieldCell
+                "Hello",                                                                                    // 12
+                classDictionary(["NSTextFieldCell", "NSActionCell", "NSCell", "NSObject"]),                // 13
+                classDictionary(["NSMutableArray", "NSArray", "NSObject"]),                                // 14
+            ],
+        ])
+    }
+
+    @Test func aFontSharedThroughAnAttributeStaysOneObject() throws {
+        let bytes = try Self.fontSharedByAttributeAndCell()
+        let graph = try ArchiveGraph(bytes: bytes)
+        let rewrites = [
+            ("plainly", try ArchiveValueInspectionTests.rewrite(bytes)),
+            ("identity table", try ArchiveValueInspectionTests.rewrite(bytes, identities: ArchiveIdentityTable())),
+            ("roundTrip", try KeyedArchiver.roundTrip(bytes, registry: AppleShapesRound3Tests.inspecting)),
+        ]
+        for (path, rewritten) in rewrites {
+            let diff = ArchiveDiff(graph, try ArchiveGraph(bytes: rewritten))
+            #expect(diff.isEqual, "\(path): \(diff.differences.prefix(3).map(\.description))")
+            let fonts = try ArchiveGraph(bytes: rewritten).objects.indices.filter { try ArchiveGraph(bytes: rewritten).className(of: PropertyListUID(UInt64($0))) == "NSFont" }
+            #expect(fonts.count == 1, "\(path): \(fonts)")
+        }
+    }
+}

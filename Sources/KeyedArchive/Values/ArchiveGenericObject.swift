@@ -39,6 +39,12 @@ package final class ArchiveGenericObject: ArchiveObjectEncodable {
     }
 
     package func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
+        // A copy of an object an ArchiveValue decode also gave as a shared object or a model: that
+        // one is written (once, and as it is now), not the copy (``ArchiveIdentityTable``).
+        if let identities = encoder.session.identities, let uid = identities.sourceUID(of: self), let live = identities.liveObject(for: uid),
+           let reference = try encoder.session.redirectingCopies(of: uid, { () throws(ArchiveError) in try encoder.reference(for: live) }) {
+            return reference
+        }
         let body = { (object: KeyedArchiveEncoder) throws in
             for (key, field) in self.fields {
                 switch field {
@@ -167,6 +173,7 @@ enum ArchiveGenericDecoding {
             }
             let object = ArchiveGenericObject(classes: session.classChain(ofInstance: uid))
             if let descriptor = session.classDescriptor(ofInstance: uid), !descriptor.isPlain { object.storedDescriptor = descriptor }
+            session.identities?.recordCopy(object, uid: uid)
             session.remember(object, uid: uid, type: memoType)
             pending.append((object, view.fields.dictionary, uid, depth))
             return .instance(object)

@@ -86,6 +86,9 @@ final class ArchiveEncodingSession {
         /// ``ArchiveEncodingSession/identities``, here so that reading it takes no exclusivity check.
         var identities: ArchiveIdentityTable?
         var sharedReferences: [Int: ArchiveReference] = [:]
+        /// The archived objects whose copies are being written as their decoded shared object
+        /// or model: a copy met again inside is written itself, not redirected once more.
+        var redirectedCopies: Set<Int> = []
     }
     private let state: UnsafeMutablePointer<State>
 
@@ -131,6 +134,14 @@ final class ArchiveEncodingSession {
         get { state.pointee.identities }
         set { state.pointee.identities = newValue }
     }
+    /// Runs `encode` with the copies of `uid` not redirected (see `State.redirectedCopies`);
+    /// nil when they already are not.
+    func redirectingCopies(of uid: Int, _ encode: () throws(ArchiveError) -> ArchiveReference) throws(ArchiveError) -> ArchiveReference? {
+        guard state.pointee.redirectedCopies.insert(uid).inserted else { return nil }
+        defer { state.pointee.redirectedCopies.remove(uid) }
+        return try encode()
+    }
+
     var sharedReferences: [Int: ArchiveReference] {
         get { state.pointee.sharedReferences }
         _modify { yield &state.pointee.sharedReferences }
@@ -458,7 +469,15 @@ final class ArchiveEncodingSession {
         if !identityIsNew, let identity, let known = state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))
         }
+        // An object of a value's stored copy that stands for an archived object already written
+        // (or being written) through another copy or value: that object (``ArchiveIdentityTable``).
+        var sourceUID: Int?
+        if let identity, let identities = state.pointee.identities, let source = identities.sourceUID(of: identity) {
+            if let known = state.pointee.sharedReferences[source] { return known }
+            sourceUID = source
+        }
         let uid = state.pointee.table.entries.count
+        if let sourceUID { state.pointee.sharedReferences[sourceUID] = ArchiveReference(uid: PropertyListUID(UInt64(uid))) }
         state.pointee.instancesUntilCheck &-= 1
         if state.pointee.instancesUntilCheck <= 0 {
             state.pointee.instancesUntilCheck = WorkInterruption.interval
