@@ -306,3 +306,75 @@ import Testing
         }
     }
 }
+
+/// Issue 51, item 6: shapes Apple's decoder accepts that ours refused, read as Apple reads them
+/// (Docs/KeyedArchiveFormat.md §1), and written back as stored.
+@Suite struct AppleLenientReadTests {
+    static func uid(_ value: UInt64) -> PropertyListValue { .uid(PropertyListUID(value)) }
+    static func classDictionary(_ chain: [String]) -> PropertyListValue {
+        ["$classname": .string(chain[0]), "$classes": .array(chain.map { .string($0) })]
+    }
+    static func archive(_ root: PropertyListValue, _ more: [PropertyListValue] = [], classes chain: [String]) throws -> [UInt8] {
+        let count = UInt64(2 + more.count)
+        guard case .dictionary(var object) = root else { return [] }
+        object["$class"] = uid(count)
+        return try BinaryPropertyListWriter().write([
+            "$version": 100000, "$archiver": "NSKeyedArchiver", "$top": ["root": uid(1)],
+            "$objects": .array(["$null", .dictionary(object)] + more + [classDictionary(chain)]),
+        ])
+    }
+
+    /// 12.34: the mantissa 1234 (0x04D2) with the exponent −2, its word stored big-endian.
+    @Test func aDecimalNumberWithoutByteOrderOrSignIsBigEndianAndPositive() throws {
+        let bytes = try Self.archive([
+            "NS.exponent": -2, "NS.length": 1, "NS.compact": true,
+            "NS.mantissa": .data([0x04, 0xD2] + [UInt8](repeating: 0, count: 14)),
+        ], classes: ["NSDecimalNumber", "NSNumber", "NSValue", "NSObject"])
+        let number = try KeyedUnarchiver.unarchive(ArchiveDecimalNumber.self, from: bytes, registry: ArchiveRegistry())
+        #expect(number.mantissa == [1234] && number.exponent == -2 && !number.isNegative)
+        #expect(number.decimalValue == Decimal(string: "12.34"))
+        // Written back as stored: still no NS.mantissa.bo, no NS.negative.
+        let again = try ArchiveValueInspectionTests.rewrite(bytes)
+        #expect(ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: again)).isEqual)
+    }
+
+    @Test func anAttributedStringWithoutAttributesIsPlain() throws {
+        let bytes = try Self.archive(["NSString": Self.uid(2)], ["Hello"], classes: ["NSAttributedString", "NSObject"])
+        let text = try KeyedUnarchiver.unarchive(ArchiveAttributedString.self, from: bytes, registry: ArchiveRegistry())
+        #expect(text.string == "Hello" && text.runs.count == 1 && text.runs[0].length == 5 && text.runs[0].attributes.isEmpty)
+        for rewritten in [try ArchiveValueInspectionTests.rewrite(bytes), try KeyedArchiver.roundTrip(bytes, registry: AppleShapesRound3Tests.inspecting)] {
+            #expect(ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: rewritten)).isEqual)
+        }
+    }
+}
+
+/// Issue 51, item 4 of the issue: generated models keep the class chain of every collection,
+/// those held without a key (`root.Layers[0].$0`, `contextRepresentation.$2`) included. The
+/// models are compiled and round-tripped by Tests/SchemaGeneration/run.sh, which takes this
+/// fixture; here the generated writes are checked.
+@Suite struct NestedMutableSchemaTests {
+    @Test func unkeyedCollectionsAreWrittenWithTheirChains() throws {
+        let bytes = [UInt8](try Data(contentsOf: ArchiveFixtures.projectFixtures.appendingPathComponent("schema/nested-mutable.plist")))
+        let source = try ArchiveSchema(archives: [bytes]).swiftSource()
+        #expect(source.contains(#"try encoder.encodeRaw(.uid(try encoder.reference(for: self.unkeyed0, classes: ["NSMutableDictionary", "NSDictionary", "NSObject"]).uid), forStoredKey: "$0")"#))
+        #expect(source.contains(#"try encoder.encodeRaw(.uid(try encoder.reference(for: self.unkeyed0, mutable: true).uid), forStoredKey: "$0")"#))
+        #expect(source.contains(#"try encoder.encodeRaw(.uid(try encoder.reference(for: self.unkeyed1, classes: ["NSMutableArray", "NSArray", "NSObject"]).uid), forStoredKey: "$1")"#))
+        #expect(source.contains(#"try encoder.encodeRaw(.uid(try encoder.reference(for: self.unkeyed2, classes: ["NSMutableDictionary", "NSDictionary", "NSObject"]).uid), forStoredKey: "$2")"#))
+    }
+
+    /// The encoder's references with a chain write what the keyed forms write.
+    @Test func referencesWithAChainWriteTheChain() throws {
+        let archiver = KeyedArchiver(registry: ArchiveRegistry())
+        let encoder = archiver.topLevelEncoder
+        let dictionary = try encoder.reference(for: ["rate": "fast"], classes: ["NSMutableDictionary", "NSDictionary", "NSObject"])
+        let array = try encoder.reference(for: ["cpu"], classes: ["NSMutableArray", "NSArray", "NSObject"])
+        let string = try encoder.reference(for: "Template", mutable: true)
+        try encoder.encodeRaw(.uid(dictionary.uid), forStoredKey: "$0")
+        try encoder.encodeRaw(.uid(array.uid), forStoredKey: "$1")
+        try encoder.encodeRaw(.uid(string.uid), forStoredKey: "$2")
+        let graph = try ArchiveGraph(bytes: try archiver.finish())
+        #expect(graph.className(of: dictionary.uid) == "NSMutableDictionary")
+        #expect(graph.className(of: array.uid) == "NSMutableArray")
+        #expect(graph.className(of: string.uid) == "NSMutableString")
+    }
+}
