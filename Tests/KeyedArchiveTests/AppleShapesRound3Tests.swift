@@ -418,3 +418,18 @@ import Testing
         }
     }
 }
+
+/// Issue 51, item 7: a `UInt64` of 2^63 or more (a 16-byte integer, as Core Foundation writes
+/// it) is read in place like any other integer, from the bytes Foundation's archiver writes.
+@Suite struct SixteenByteIntegerTests {
+    @Test func foundationsLargeUnsignedNumbersDecodeInPlace() throws {
+        let values: [UInt64] = [1 << 63, UInt64.max, (1 << 63) + 12345, 42]
+        let data = try NSKeyedArchiver.archivedData(withRootObject: values.map { NSNumber(value: $0) } as NSArray, requiringSecureCoding: true)
+        let bytes = [UInt8](data)
+        let unarchiver = try KeyedUnarchiver(bytes: bytes, registry: ArchiveRegistry())
+        #expect(unarchiver.readsInPlace)
+        #expect(try unarchiver.decode([UInt64].self, forKey: "root") == values)
+        // A value that does not fit the type asked for is still refused.
+        #expect(throws: ArchiveError.self) { try KeyedUnarchiver.unarchive([Int64].self, from: bytes, registry: ArchiveRegistry()) }
+    }
+}

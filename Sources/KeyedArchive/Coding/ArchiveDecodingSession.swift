@@ -389,8 +389,17 @@ final class ArchiveDecodingSession {
     @inline(__always)
     func plainInteger<I: FixedWidthInteger>(at uid: Int, as type: I.Type) -> I? {
         guard let table = binaryTable, uid < table.count, admitsPlainIntegers,
-              state.pointee.visitCount < state.pointee.visitCheckpoint,
-              let value = table.plainInteger(entry: uid), let exact = I(exactly: value) else { return nil }
+              state.pointee.visitCount < state.pointee.visitCheckpoint else { return nil }
+        let exact: I
+        if let value = table.plainInteger(entry: uid) {
+            guard let fits = I(exactly: value) else { return nil }
+            exact = fits
+        } else if let value = table.plainUnsignedInteger(entry: uid), let fits = I(exactly: value) {
+            // A UInt64 of 2^63 or more, read in place too (issue 51).
+            exact = fits
+        } else {
+            return nil
+        }
         state.pointee.visitCount += 1
         return exact
     }
