@@ -216,7 +216,7 @@ extension ArchiveObjectTable {
                 number = descriptor.number
             case .storedClassDescriptor(let stored):
                 let lists = [stored.storesClasses ? stored.classes : nil, stored.hints]
-                var descriptor = try builder.beginDictionary(count: 1 + lists.count(where: { $0 != nil }), depth: 2)
+                var descriptor = try builder.beginDictionary(count: 1 + lists.filter { $0 != nil }.count, depth: 2)
                 builder.append(try builder.addString(ArchiveKeys.className), to: &descriptor)
                 for (key, list) in zip([ArchiveKeys.classes, ArchiveKeys.classHints], lists) where list != nil {
                     builder.append(try builder.addString(key), to: &descriptor)
