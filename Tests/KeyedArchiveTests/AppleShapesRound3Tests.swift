@@ -79,6 +79,20 @@ import Testing
         #expect(component.maxHealth == 100 && component.name == "hero")
     }
 
+    /// A model decoded from a class dictionary without `$classes` is written back with one, by
+    /// `roundTrip` (an identity table) as generated models do.
+    @Test func aModelOfAClassWithoutClassesIsWrittenBackAsStored() throws {
+        let bytes = try Self.fixture("classname-only-components.plist")
+        let registry = Self.inspectingWith(HealthComponent.self, "MyGame.HealthComponent")
+        let rewritten = try KeyedArchiver.roundTrip(bytes, registry: registry)
+        let diff = ArchiveDiff(try ArchiveGraph(bytes: bytes), try ArchiveGraph(bytes: rewritten))
+        #expect(diff.isEqual, "\(diff.differences.prefix(3).map(\.description))")
+        let nameOnly = try ArchiveGraph(bytes: rewritten).objects.compactMap { object -> String? in
+            if case .classDescriptor(let descriptor) = object, !descriptor.storesClasses { return descriptor.name } else { return nil }
+        }
+        #expect(nameOnly.sorted() == ["MyGame.HealthComponent", "MyGame.MoveComponent"])
+    }
+
     static func inspectingWith<T: KeyedArchivable>(_ type: T.Type, _ name: String) -> ArchiveRegistry {
         var registry = inspecting
         registry.register(type, className: name)

@@ -558,6 +558,9 @@ final class ArchiveDecodingSession {
         }
         state.pointee.depth -= 1
         state.pointee.objectStates[uid] = .finished
+        // A class dictionary of another shape (no `$classes`, `$classhints`): noted, so that the
+        // model is written back with it (``ArchiveIdentityTable``).
+        if let identities, !descriptor.isPlain, case .object(let object) = value { identities.recordClassDictionary(descriptor, of: object) }
         if let slot = Int32(exactly: state.pointee.models.count) {
             state.pointee.modelSlots[uid] = slot
             state.pointee.models.append(value)

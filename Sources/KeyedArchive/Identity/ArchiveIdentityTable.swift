@@ -30,6 +30,10 @@
 /// are told apart). Strings, numbers and data are not kept (`diff` does not compare their
 /// sharing, and equal ones are written once anyway). Models are shared by identity without it.
 ///
+/// A model object decoded from a class dictionary of another shape (no `$classes`, as Xcode's
+/// SpriteKit scene editor writes an app's own classes, or with `$classhints`) is written back
+/// with that class dictionary.
+///
 /// An object that a field-mapped value's stored fields refer to (an attributed string's font
 /// that a cell also holds) is written as the shared object or model the decode made for it, or
 /// once for every value that reaches it: sharing through a value's insides is kept.
@@ -93,6 +97,9 @@ public final class ArchiveIdentityTable {
     /// made to one is written.
     private var copySources: [ObjectIdentifier: Int] = [:]
     private var liveObjects: [Int: ArchiveValue] = [:]
+    /// The class dictionaries of another shape than `$classname` and `$classes` that model
+    /// objects were decoded from, by object: written back with them.
+    private var classDictionaries: [ObjectIdentifier: ArchiveGraph.ClassDescriptor] = [:]
     /// The values kept, so that their storage is not freed and reused while the table lives.
     private var kept: [Any] = []
 
@@ -137,6 +144,20 @@ public final class ArchiveIdentityTable {
     func recordLive(_ model: ArchiveModelObject, uid: Int) {
         guard liveObjects[uid] == nil else { return }
         liveObjects[uid] = .model(model)
+    }
+
+    /// Notes that the model `object` was decoded from an object whose class dictionary has
+    /// another shape (`descriptor`: no `$classes`, or `$classhints`).
+    func recordClassDictionary(_ descriptor: ArchiveGraph.ClassDescriptor, of object: AnyObject) {
+        let key = ObjectIdentifier(object)
+        guard classDictionaries[key] == nil else { return }
+        classDictionaries[key] = descriptor
+        kept.append(object)
+    }
+
+    /// The class dictionary of another shape the model `object` was decoded from, if any.
+    func classDictionary(of object: AnyObject) -> ArchiveGraph.ClassDescriptor? {
+        classDictionaries.isEmpty ? nil : classDictionaries[ObjectIdentifier(object)]
     }
 
     /// The archived object a copy's object stands for, if a decode noted one.

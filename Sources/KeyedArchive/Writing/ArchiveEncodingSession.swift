@@ -512,6 +512,11 @@ final class ArchiveEncodingSession {
         state.pointee.activeFrame = state.pointee.frames.count - 1
         state.pointee.activeOwner = state.pointee.frames[state.pointee.activeFrame].uid
         var classUID = typePosition >= 0 ? state.pointee.modelTypes[typePosition].classUID : -1
+        // A model decoded from a class dictionary of another shape, written back with it (the
+        // type's usual class UID left as it is for its other objects).
+        if let identity, let stored = state.pointee.identities?.classDictionary(of: identity), let name = chain.first, stored.name.isExactlyEqual(to: name) {
+            classUID = self.classUID(storedAs: stored)
+        }
         if classUID < 0, let descriptor, !descriptor.isPlain {
             if !state.pointee.chainOverrides.isEmpty { state.pointee.chainOverrides.removeValue(forKey: uid) }
             classUID = self.classUID(storedAs: descriptor)
