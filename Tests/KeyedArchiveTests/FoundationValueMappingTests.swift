@@ -147,6 +147,9 @@ import Testing
                 case .edgeInsets(let insets):
                     let theirs = foundation?.edgeInsetsValue
                     #expect(theirs.map { [Double($0.top), Double($0.left), Double($0.bottom), Double($0.right)] } == [insets.top, insets.left, insets.bottom, insets.right], "\(entry) #\(found.uid)")
+                case .cgAffineTransform, .uiEdgeInsets, .offset, .directionalEdgeInsets:
+                    // UIKit's structures: none in the corpus (UIKitValueTests reads Apple's shape).
+                    Issue.record("\(entry) #\(found.uid): a UIKit NSValue the counts below do not expect")
                 }
             }
         }
@@ -172,6 +175,9 @@ import Testing
         case .rect(let rect): return NSValue(rect: NSRect(x: rect.origin.x, y: rect.origin.y, width: rect.size.width, height: rect.size.height))
         case .range(let range): return NSValue(range: NSRange(location: range.location, length: range.length))
         case .edgeInsets(let insets): return NSValue(edgeInsets: NSEdgeInsets(top: insets.top, left: insets.left, bottom: insets.bottom, right: insets.right))
+        case .cgAffineTransform, .uiEdgeInsets, .offset, .directionalEdgeInsets:
+            // Not among the samples: Foundation on Linux has no UIKit structures.
+            return NSValue(range: NSRange(location: 0, length: 0))
         }
     }
 

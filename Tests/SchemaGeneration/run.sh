@@ -42,7 +42,7 @@ files=()
 strict_percent=""
 if [ "${1:-}" = "--all" ]; then
   strict_percent=90
-  files+=("$ROOT/Fixtures/fleet.plist" "$ROOT/Fixtures/fleet.xml" "$ROOT/Fixtures/schema/unkeyed-drawing.plist" "$ROOT/Fixtures/schema/transform-drawing.plist")
+  files+=("$ROOT/Fixtures/fleet.plist" "$ROOT/Fixtures/fleet.xml" "$ROOT/Fixtures/schema/unkeyed-drawing.plist" "$ROOT/Fixtures/schema/transform-drawing.plist" "$ROOT/Fixtures/schema/nested-mutable.plist" "$ROOT/Fixtures/apple-shapes/classname-only-components.plist" "$ROOT/Fixtures/apple-shapes/classhints.plist" "$ROOT/Fixtures/apple-shapes/scenekit-archiver-top-first.plist")
   if [ -f "$CORPUS/MANIFEST.tsv" ]; then
     while IFS=$'\t' read -r file _; do
       [ "$file" = "file" ] && continue
@@ -55,7 +55,7 @@ elif [ $# -gt 0 ]; then
   files=("$@")
 else
   strict_percent=100
-  files+=("$ROOT/Fixtures/fleet.plist" "$ROOT/Fixtures/fleet.xml" "$ROOT/Fixtures/schema/unkeyed-drawing.plist" "$ROOT/Fixtures/schema/transform-drawing.plist")
+  files+=("$ROOT/Fixtures/fleet.plist" "$ROOT/Fixtures/fleet.xml" "$ROOT/Fixtures/schema/unkeyed-drawing.plist" "$ROOT/Fixtures/schema/transform-drawing.plist" "$ROOT/Fixtures/schema/nested-mutable.plist" "$ROOT/Fixtures/apple-shapes/classname-only-components.plist" "$ROOT/Fixtures/apple-shapes/classhints.plist" "$ROOT/Fixtures/apple-shapes/scenekit-archiver-top-first.plist")
   if [ -f "$CORPUS/MANIFEST.tsv" ]; then
     for file in "${CI_SET[@]}"; do files+=("$CORPUS/$file"); done
   else

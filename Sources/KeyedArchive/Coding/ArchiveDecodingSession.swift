@@ -339,6 +339,11 @@ final class ArchiveDecodingSession {
         instance(uid)?.descriptor.classes ?? []
     }
 
+    /// The class dictionary of the instance at `uid`.
+    func classDescriptor(ofInstance uid: Int) -> ArchiveGraph.ClassDescriptor? {
+        instance(uid)?.descriptor
+    }
+
     // MARK: Fast paths for binary tables
 
     /// `store.instanceClassUID(_:)`, from the binary table when there is one: a `let` of the
@@ -384,8 +389,17 @@ final class ArchiveDecodingSession {
     @inline(__always)
     func plainInteger<I: FixedWidthInteger>(at uid: Int, as type: I.Type) -> I? {
         guard let table = binaryTable, uid < table.count, admitsPlainIntegers,
-              state.pointee.visitCount < state.pointee.visitCheckpoint,
-              let value = table.plainInteger(entry: uid), let exact = I(exactly: value) else { return nil }
+              state.pointee.visitCount < state.pointee.visitCheckpoint else { return nil }
+        let exact: I
+        if let value = table.plainInteger(entry: uid) {
+            guard let fits = I(exactly: value) else { return nil }
+            exact = fits
+        } else if let value = table.plainUnsignedInteger(entry: uid), let fits = I(exactly: value) {
+            // A UInt64 of 2^63 or more, read in place too (issue 51).
+            exact = fits
+        } else {
+            return nil
+        }
         state.pointee.visitCount += 1
         return exact
     }
@@ -544,6 +558,9 @@ final class ArchiveDecodingSession {
         }
         state.pointee.depth -= 1
         state.pointee.objectStates[uid] = .finished
+        // A class dictionary of another shape (no `$classes`, `$classhints`): noted, so that the
+        // model is written back with it (``ArchiveIdentityTable``).
+        if let identities, !descriptor.isPlain, case .object(let object) = value { identities.recordClassDictionary(descriptor, of: object) }
         if let slot = Int32(exactly: state.pointee.models.count) {
             state.pointee.modelSlots[uid] = slot
             state.pointee.models.append(value)

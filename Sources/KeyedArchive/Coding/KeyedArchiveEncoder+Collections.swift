@@ -54,6 +54,57 @@ extension KeyedArchiveEncoder {
         }
     }
 
+    // MARK: References (a collection stored without a key: `$0`, `$1`, …)
+
+    /// The reference of `elements` archived as ``encode(_:forKey:classes:)-([Element],_,_)``
+    /// archives them, for storing where no key names it (an unkeyed field, with
+    /// ``encodeRaw(_:forStoredKey:)``): generated models write a collection at `$0` this way, with
+    /// the chain the source archive had.
+    public func reference<Element: ArchiveObjectEncodable>(for elements: [Element], classes: [String]) throws(ArchiveError) -> ArchiveReference {
+        try session.checkUsable(frame: frame, owner: owner)
+        return try sharedReference(for: elements) { () throws(ArchiveError) in
+            try self.encodeObject(classes: classes) { fields in
+                try fields.encodeReferenceArray(elements, forKey: "NS.objects", keyOnPath: false)
+            }
+        }
+    }
+
+    /// The reference of `set` archived with the chain `classes`, its elements in ascending order.
+    public func reference<Element: ArchiveObjectEncodable & Comparable>(for set: Set<Element>, classes: [String]) throws(ArchiveError) -> ArchiveReference {
+        try session.checkUsable(frame: frame, owner: owner)
+        return try sharedReference(for: set) { () throws(ArchiveError) in
+            let ordered = set.sorted()
+            return try self.encodeObject(classes: classes) { fields in
+                try fields.encodeReferenceArray(ordered, forKey: "NS.objects", keyOnPath: false)
+            }
+        }
+    }
+
+    /// The reference of `dictionary` archived with the chain `classes`, in ascending key order.
+    public func reference<Key: ArchiveObjectEncodable & Comparable, Value: ArchiveObjectEncodable>(for dictionary: [Key: Value], classes: [String]) throws(ArchiveError) -> ArchiveReference {
+        try session.checkUsable(frame: frame, owner: owner)
+        return try sharedReference(for: dictionary) { () throws(ArchiveError) in
+            let ordered = dictionary.sorted { $0.key < $1.key }
+            return try self.encodeObject(classes: classes) { fields in
+                try fields.encodeReferenceArray(ordered.lazy.map { $0.key }, forKey: "NS.keys", keyOnPath: false)
+                try fields.encodeReferenceArray(ordered.lazy.map { $0.value }, forKey: "NS.objects", keyOnPath: false) { position in
+                    (ordered[position].key as? String).map { .key($0) } ?? .index(position)
+                }
+            }
+        }
+    }
+
+    /// The reference of `string`: an `NSMutableString` object when `mutable`, else the plain string.
+    public func reference(for string: String, mutable: Bool) throws(ArchiveError) -> ArchiveReference {
+        guard mutable else { return try reference(for: string) }
+        try session.checkUsable(frame: frame, owner: owner)
+        return try sharedReference(for: string) { () throws(ArchiveError) in
+            try self.encodeObject(classes: FoundationClass.string.archivedChain) { fields in
+                try fields.encodeRaw(.string(string), forStoredKey: "NS.string")
+            }
+        }
+    }
+
     /// Stores under `key` the reference `encode` makes for `collection`, or the one already
     /// made for the archived object it was decoded from.
     private func storeCollection<C>(_ collection: C, forKey key: String, encode: () throws(ArchiveError) -> ArchiveReference) throws(ArchiveError) {

@@ -183,6 +183,14 @@ public struct KeyedArchiveEncoder {
         return try session.encodeInstance(chain: classes, identity: identity, body: body)
     }
 
+    /// ``encodeObject(classes:identity:fields:)`` for a class dictionary of any shape: without
+    /// `$classes`, or with `$classhints`, written as `descriptor` describes it.
+    func encodeObject(descriptor: ArchiveGraph.ClassDescriptor, identity: AnyObject? = nil, fields body: (KeyedArchiveEncoder) throws -> Void) throws(ArchiveError) -> ArchiveReference {
+        try session.checkUsable(frame: frame, owner: owner)
+        let chain = descriptor.classes.first.map { $0.isExactlyEqual(to: descriptor.name) } == true ? descriptor.classes : [descriptor.name] + descriptor.classes
+        return try session.encodeInstance(chain: chain, descriptor: descriptor, identity: identity, body: body)
+    }
+
     /// Encodes a sequence of objects and stores their references as an inline array under `key`
     /// (the shape of `NS.objects`).
     public func encodeReferences<S: Sequence>(_ values: S, forKey key: String) throws(ArchiveError) where S.Element == any ArchiveObjectEncodable {

@@ -48,6 +48,7 @@ extension KeyedArchiver {
         unarchiver.identities = identities
         let archiver = KeyedArchiver(registry: registry)
         archiver.identities = identities
+        archiver.archiverName = try unarchiver.archiverName
         let top = unarchiver.topLevelDecoder
         func copy(_ stored: PropertyListValue, storedKey: String, decode: () throws(ArchiveError) -> Void) throws(ArchiveError) {
             if case .uid(let uid) = stored, uid.value != 0 {

@@ -31,6 +31,12 @@ public final class KeyedArchiver {
         session = ArchiveEncodingSession(registry: registry, options: options)
     }
 
+    /// `$archiver` as written: `NSKeyedArchiver` unless a rewrite keeps another archiver's name.
+    var archiverName: String {
+        get { session.table.archiverName }
+        set { session.table.archiverName = newValue }
+    }
+
     private var top: KeyedArchiveEncoder { KeyedArchiveEncoder(session: session, frame: 0, owner: -1) }
 
     /// Encodes a top-level object under `key` (`root` is what Apple's convenience methods use).

@@ -61,6 +61,15 @@ public final class KeyedUnarchiver {
         }
     }
 
+    /// `$archiver`: `NSKeyedArchiver`, or another archiver's name (SceneKit's `SCNKeyedArchiver`).
+    /// The in-place reader takes only `NSKeyedArchiver`'s files; any other is read as a graph.
+    var archiverName: String {
+        get throws(ArchiveError) {
+            if session.binaryTable != nil { return ArchiveKeys.archiverName }
+            return try graph.archiver
+        }
+    }
+
     /// - Throws: ``ArchiveError`` if the bytes are not a valid keyed archive.
     public convenience init(bytes: [UInt8], registry: ArchiveRegistry, options: ArchiveReadingOptions = .default) throws(ArchiveError) {
         let interruption = options.startInterruption()

@@ -48,7 +48,8 @@ public struct ArchiveDiff: Sendable, CustomStringConvertible {
             case onlyInB
             /// Another `$classname`.
             case classChanged
-            /// The same `$classname` with another `$classes` chain (ignored with ``Options/valuesOnly``).
+            /// The same `$classname` with another `$classes` chain, `$classes` only on one side,
+            /// or other `$classhints` (ignored with ``Options/valuesOnly``).
             case classChainChanged
             /// A collection with another number of elements.
             case countChanged
@@ -644,8 +645,8 @@ struct DiffWalk {
         if let descriptorA, let descriptorB {
             if !descriptorA.name.isExactlyEqual(to: descriptorB.name) {
                 report(.classChanged, at: path, descriptorA.name.excerptForMessage(80), descriptorB.name.excerptForMessage(80))
-            } else if !options.valuesOnly, !descriptorA.classes.isExactlyEqual(to: descriptorB.classes) {
-                report(.classChainChanged, at: path, Self.chain(descriptorA.classes), Self.chain(descriptorB.classes))
+            } else if !options.valuesOnly, !Self.sameClassDictionary(descriptorA, descriptorB) {
+                report(.classChainChanged, at: path, Self.chain(descriptorA), Self.chain(descriptorB))
             }
         } else if (descriptorA == nil) != (descriptorB == nil) {
             report(.typeChanged, at: path, DiffText.describe(.object(left), in: a), DiffText.describe(.object(right), in: b))
@@ -656,6 +657,19 @@ struct DiffWalk {
 
     private static func chain(_ classes: [String]) -> String {
         classes.prefix(16).map { $0.excerptForMessage(64) }.joined(separator: " < ") + (classes.count > 16 ? " < …" : "")
+    }
+
+    /// The `$classes` chain as ``chain(_:)`` writes it, "no $classes" when the dictionary has
+    /// none, then its `$classhints` when present.
+    private static func chain(_ descriptor: ArchiveGraph.ClassDescriptor) -> String {
+        let classes = descriptor.storesClasses ? chain(descriptor.classes) : "no $classes"
+        guard let hints = descriptor.hints else { return classes }
+        return classes + " ($classhints: " + hints.prefix(16).map { $0.excerptForMessage(64) }.joined(separator: ", ") + (hints.count > 16 ? ", …" : "") + ")"
+    }
+
+    /// The same `$classes` (or none on both sides) and the same `$classhints` (or none).
+    private static func sameClassDictionary(_ a: ArchiveGraph.ClassDescriptor, _ b: ArchiveGraph.ClassDescriptor) -> Bool {
+        a.storesClasses == b.storesClasses && a.classes.isExactlyEqual(to: b.classes) && ArchiveInstance.sameHints(a.hints, b.hints)
     }
 
     /// `objects`: the objects whose shapes these are, if both are.

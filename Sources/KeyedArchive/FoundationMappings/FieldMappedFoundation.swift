@@ -79,7 +79,11 @@ enum FieldMappedFoundation {
         let string = try fields.stringIfPresent("NSString") ?? ""
         let length = string.utf16.count
         var runs: [ArchiveAttributedString.Run] = []
-        if length > 0 {
+        if length > 0, fields.instance[storedKey: "NSAttributes"] == nil {
+            // As Foundation reads it: text without NSAttributes is plain (one run, no
+            // attributes); written back as stored (issue 51).
+            runs = [.init(length: length)]
+        } else if length > 0 {
             let attributes = try fields.required("NSAttributes").unshared
             if let info = try fields.dataIfPresent("NSAttributeInfo") {
                 guard case .array(let stored, _) = attributes else {
@@ -144,8 +148,9 @@ enum FieldMappedFoundation {
         guard bytes.count >= Int(length) * 2 else {
             throw fields.fail(.valueOutOfRange, "NS.mantissa has \(bytes.count) bytes, fewer than the \(length * 2) of its \(length) words", key: "NS.mantissa")
         }
-        // CFByteOrder: 1 little-endian (every Mac since the Intel ones), 2 big-endian.
-        let order = try fields.integerIfPresent("NS.mantissa.bo") ?? 1
+        // CFByteOrder: 1 little-endian (every Mac since the Intel ones), 2 big-endian. Absent, it
+        // is read as Foundation's decoder reads it: big-endian (issue 51).
+        let order = try fields.integerIfPresent("NS.mantissa.bo") ?? 2
         guard order == 1 || order == 2 else {
             throw fields.fail(.valueOutOfRange, "NS.mantissa.bo is \(order); 1 (little-endian) or 2 (big-endian) expected", key: "NS.mantissa.bo")
         }
@@ -154,7 +159,8 @@ enum FieldMappedFoundation {
             let low = UInt16(bytes[index * 2]), high = UInt16(bytes[index * 2 + 1])
             words.append(order == 1 ? high << 8 | low : low << 8 | high)
         }
-        let negative = try fields.bool("NS.negative")
+        // Absent, positive, as Foundation's decoder reads it (issue 51).
+        let negative = try fields.boolIfPresent("NS.negative") ?? false
         let compact = try fields.boolIfPresent("NS.compact") ?? false
         var value = ArchiveDecimalNumber(mantissa: words, exponent: Int(exponent), isNegative: negative, isCompact: compact)
         value.stored = fields.instance

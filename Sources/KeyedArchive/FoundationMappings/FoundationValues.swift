@@ -11,6 +11,13 @@ import PropertyList
 // | 3          | rect        | `NS.rectval`, text `{{x, y}, {w, h}}`                             |
 // | 4          | range       | `NS.rangeval.location`, `NS.rangeval.length`: NSNumber objects    |
 // | 12         | edge insets | `NS.edgeval.top`, `.left`, `.bottom`, `.right`: inline doubles    |
+// | 10         | CGAffineTransform (UIKit) | `NS.atval.a`, `.b`, `.c`, `.d`, `.tx`, `.ty`: inline doubles |
+// | 11         | UIEdgeInsets | `NS.edgeval.top`, `.left`, `.bottom`, `.right`: inline doubles   |
+// | 13         | UIOffset     | `NS.offset.h`, `NS.offset.v`: inline doubles                     |
+// | 14         | NSDirectionalEdgeInsets | `NS.dirEdgeVal.top`, `.leading`, `.bottom`, `.trailing` |
+//
+// (10, 11, 13 and 14 are what Foundation's NSConcreteValue writes for UIKit's structures on iOS:
+// `NS.special` first, then the numbers with `encodeDouble:forKey:`.)
 //
 // The text is `NSStringFromPoint`/`NSStringFromSize`/`NSStringFromRect`'s, numbers printed with
 // C's `%.17g`; it is read as `NSPointFromString` and its siblings read it: the numbers in order,
@@ -100,6 +107,63 @@ public struct ArchiveEdgeInsets: Hashable, Sendable {
     }
 }
 
+/// A 2-D affine transform, as `NSValue` archives UIKit's `CGAffineTransform` (`NS.special` 10):
+/// the matrix [a b; c d] and the translation (tx, ty).
+public struct ArchiveCGAffineTransform: Hashable, Sendable {
+    /// Row 1, column 1.
+    public var a: Double
+    /// Row 1, column 2.
+    public var b: Double
+    /// Row 2, column 1.
+    public var c: Double
+    /// Row 2, column 2.
+    public var d: Double
+    /// The horizontal translation.
+    public var tx: Double
+    /// The vertical translation.
+    public var ty: Double
+
+    /// The transform of the matrix [`a` `b`; `c` `d`] and the translation (`tx`, `ty`).
+    public init(a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double) {
+        (self.a, self.b, self.c, self.d, self.tx, self.ty) = (a, b, c, d, tx, ty)
+    }
+}
+
+/// An offset, as `NSValue` archives UIKit's `UIOffset` (`NS.special` 13).
+public struct ArchiveOffset: Hashable, Sendable {
+    /// The horizontal offset.
+    public var horizontal: Double
+    /// The vertical offset.
+    public var vertical: Double
+
+    /// An offset of `horizontal` and `vertical`.
+    public init(horizontal: Double, vertical: Double) {
+        self.horizontal = horizontal
+        self.vertical = vertical
+    }
+}
+
+/// Edge insets by reading direction, as `NSValue` archives `NSDirectionalEdgeInsets`
+/// (`NS.special` 14).
+public struct ArchiveDirectionalEdgeInsets: Hashable, Sendable {
+    /// The top inset.
+    public var top: Double
+    /// The leading inset.
+    public var leading: Double
+    /// The bottom inset.
+    public var bottom: Double
+    /// The trailing inset.
+    public var trailing: Double
+
+    /// Insets of `top`, `leading`, `bottom` and `trailing`.
+    public init(top: Double, leading: Double, bottom: Double, trailing: Double) {
+        self.top = top
+        self.leading = leading
+        self.bottom = bottom
+        self.trailing = trailing
+    }
+}
+
 /// An `NSValue` holding one of the structures Foundation archives by key. Decode this when any
 /// of them may come; decode ``ArchivePoint``, ``ArchiveSize``, ``ArchiveRect``, ``ArchiveRange``
 /// or ``ArchiveEdgeInsets`` to accept one kind only. An `NSValue` archived by its Objective-C
@@ -119,6 +183,14 @@ public enum ArchiveSpecialValue: Hashable, Sendable {
     case range(ArchiveRange)
     /// An `NSEdgeInsets`.
     case edgeInsets(ArchiveEdgeInsets)
+    /// UIKit's `CGAffineTransform` (iOS).
+    case cgAffineTransform(ArchiveCGAffineTransform)
+    /// UIKit's `UIEdgeInsets` (iOS): the fields of ``edgeInsets(_:)`` under another code.
+    case uiEdgeInsets(ArchiveEdgeInsets)
+    /// UIKit's `UIOffset` (iOS).
+    case offset(ArchiveOffset)
+    /// `NSDirectionalEdgeInsets` (iOS).
+    case directionalEdgeInsets(ArchiveDirectionalEdgeInsets)
 
     /// The `NS.special` code Foundation stores for the structure.
     public var specialCode: Int {
@@ -128,6 +200,10 @@ public enum ArchiveSpecialValue: Hashable, Sendable {
         case .rect: return 3
         case .range: return 4
         case .edgeInsets: return 12
+        case .cgAffineTransform: return 10
+        case .uiEdgeInsets: return 11
+        case .offset: return 13
+        case .directionalEdgeInsets: return 14
         }
     }
 
@@ -138,6 +214,10 @@ public enum ArchiveSpecialValue: Hashable, Sendable {
         case .rect: return "a rect"
         case .range: return "a range"
         case .edgeInsets: return "edge insets"
+        case .cgAffineTransform: return "an affine transform"
+        case .uiEdgeInsets: return "UIKit edge insets"
+        case .offset: return "an offset"
+        case .directionalEdgeInsets: return "directional edge insets"
         }
     }
 }
@@ -241,11 +321,18 @@ extension ArchiveSpecialValue: ArchiveObjectCodable {
                 // NSNumber objects.
                 try fields.encode(UInt64(range.length), forKey: "NS.rangeval.length")
                 try fields.encode(UInt64(range.location), forKey: "NS.rangeval.location")
-            case .edgeInsets(let insets):
+            case .edgeInsets(let insets), .uiEdgeInsets(let insets):
                 try fields.encode(insets.top, forKey: "NS.edgeval.top")
                 try fields.encode(insets.left, forKey: "NS.edgeval.left")
                 try fields.encode(insets.bottom, forKey: "NS.edgeval.bottom")
                 try fields.encode(insets.right, forKey: "NS.edgeval.right")
+            case .cgAffineTransform(let transform):
+                for (key, number) in Self.transformFields(transform) { try fields.encode(number, forKey: key) }
+            case .offset(let offset):
+                try fields.encode(offset.horizontal, forKey: "NS.offset.h")
+                try fields.encode(offset.vertical, forKey: "NS.offset.v")
+            case .directionalEdgeInsets(let insets):
+                for (key, number) in Self.directionalFields(insets) { try fields.encode(number, forKey: key) }
             }
             try fields.encode(specialCode, forKey: "NS.special")
         }
@@ -296,9 +383,37 @@ extension ArchiveSpecialValue: ArchiveObjectCodable {
                                                  left: try fields.decode(Double.self, forKey: "NS.edgeval.left"),
                                                  bottom: try fields.decode(Double.self, forKey: "NS.edgeval.bottom"),
                                                  right: try fields.decode(Double.self, forKey: "NS.edgeval.right")))
+        case 11:
+            return .uiEdgeInsets(ArchiveEdgeInsets(top: try fields.decode(Double.self, forKey: "NS.edgeval.top"),
+                                                   left: try fields.decode(Double.self, forKey: "NS.edgeval.left"),
+                                                   bottom: try fields.decode(Double.self, forKey: "NS.edgeval.bottom"),
+                                                   right: try fields.decode(Double.self, forKey: "NS.edgeval.right")))
+        case 10:
+            return .cgAffineTransform(ArchiveCGAffineTransform(a: try fields.decode(Double.self, forKey: "NS.atval.a"), b: try fields.decode(Double.self, forKey: "NS.atval.b"),
+                                                               c: try fields.decode(Double.self, forKey: "NS.atval.c"), d: try fields.decode(Double.self, forKey: "NS.atval.d"),
+                                                               tx: try fields.decode(Double.self, forKey: "NS.atval.tx"), ty: try fields.decode(Double.self, forKey: "NS.atval.ty")))
+        case 13:
+            return .offset(ArchiveOffset(horizontal: try fields.decode(Double.self, forKey: "NS.offset.h"), vertical: try fields.decode(Double.self, forKey: "NS.offset.v")))
+        case 14:
+            return .directionalEdgeInsets(ArchiveDirectionalEdgeInsets(top: try fields.decode(Double.self, forKey: "NS.dirEdgeVal.top"),
+                                                                       leading: try fields.decode(Double.self, forKey: "NS.dirEdgeVal.leading"),
+                                                                       bottom: try fields.decode(Double.self, forKey: "NS.dirEdgeVal.bottom"),
+                                                                       trailing: try fields.decode(Double.self, forKey: "NS.dirEdgeVal.trailing")))
         default:
-            throw fields.error(.typeMismatch, "NS.special \(code) names a structure with no mapping (1 point, 2 size, 3 rect, 4 range, 12 edge insets); the generic view shows its fields", key: "NS.special")
+            throw fields.error(.typeMismatch, "NS.special \(code) names a structure with no mapping (1 point, 2 size, 3 rect, 4 range, 10 affine transform, 11 UIKit edge insets, 12 edge insets, 13 offset, 14 directional edge insets); the generic view shows its fields", key: "NS.special")
         }
+    }
+
+    /// A transform's stored keys and numbers, in Foundation's order.
+    static func transformFields(_ transform: ArchiveCGAffineTransform) -> [(String, Double)] {
+        [("NS.atval.a", transform.a), ("NS.atval.b", transform.b), ("NS.atval.c", transform.c),
+         ("NS.atval.d", transform.d), ("NS.atval.tx", transform.tx), ("NS.atval.ty", transform.ty)]
+    }
+
+    /// Directional insets' stored keys and numbers, in Foundation's order.
+    static func directionalFields(_ insets: ArchiveDirectionalEdgeInsets) -> [(String, Double)] {
+        [("NS.dirEdgeVal.top", insets.top), ("NS.dirEdgeVal.leading", insets.leading),
+         ("NS.dirEdgeVal.bottom", insets.bottom), ("NS.dirEdgeVal.trailing", insets.trailing)]
     }
 
     /// The first four numbers of the geometry text under `key` (a point or size uses two),

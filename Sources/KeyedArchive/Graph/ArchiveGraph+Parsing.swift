@@ -147,12 +147,13 @@ extension ArchiveGraph {
         guard let archiverValue = root[ArchiveKeys.archiver] else {
             throw ArchiveError(.invalidArchiveHeader, "$archiver is missing")
         }
+        // Any archiver's name: Apple's NSKeyedUnarchiver never reads `$archiver` (it checks
+        // `$version`, then takes `$top` and `$objects`), and SceneKit's SCNKeyedArchiver, a
+        // subclass of NSKeyedArchiver, writes its own name (issue 51).
         guard case .string(let archiver) = archiverValue else {
-            throw ArchiveError(.invalidArchiveHeader, "$archiver is \(archiverValue.kindNameWithArticle), expected the string NSKeyedArchiver")
+            throw ArchiveError(.invalidArchiveHeader, "$archiver is \(archiverValue.kindNameWithArticle), expected a string (NSKeyedArchiver, or a subclass's name)")
         }
-        guard archiver.isExactlyEqual(to: ArchiveKeys.archiverName) else {
-            throw ArchiveError(.invalidArchiveHeader, "$archiver is \"\(archiver.excerptForMessage(64))\", expected NSKeyedArchiver")
-        }
+        try Self.checkLength(archiver.utf8.count, of: "string", options: options, uid: nil)
         guard let versionValue = root[ArchiveKeys.version] else {
             throw ArchiveError(.invalidArchiveHeader, "$version is missing")
         }
@@ -392,14 +393,16 @@ extension ArchiveGraph {
             throw ArchiveError(.invalidClassDescriptor, "$classname is \(kind), expected a string", uid: uid)
         }
         try checkLength(name.utf8.count, of: "class name", options: options, uid: uid)
-        guard let classesValue = dictionary[ArchiveKeys.classes] else {
-            throw ArchiveError(.invalidClassDescriptor, "$classes is missing from the class dictionary of \(name.excerptForMessage(64))", uid: uid, classChain: [name])
-        }
-        let classes = try stringArray(classesValue, key: ArchiveKeys.classes, uid: uid, name: name, options: options, chains: &chains)
         var hints: [String]?
         if let hintsValue = dictionary[ArchiveKeys.classHints] {
             hints = try stringArray(hintsValue, key: ArchiveKeys.classHints, uid: uid, name: name, options: options, chains: &chains)
         }
+        // Apple's unarchiver looks the class up by `$classname`; `$classes` only feeds its
+        // fallbacks, and Xcode's SpriteKit scene editor leaves it out (issue 51).
+        guard let classesValue = dictionary[ArchiveKeys.classes] else {
+            return ClassDescriptor(nameOnly: name, hints: hints)
+        }
+        let classes = try stringArray(classesValue, key: ArchiveKeys.classes, uid: uid, name: name, options: options, chains: &chains)
         return ClassDescriptor(name: name, classes: classes, hints: hints)
     }
 

@@ -65,17 +65,37 @@ public struct ArchiveGraph: Hashable, Sendable {
     public struct ClassDescriptor: Hashable, Sendable {
         /// `$classname`: the archived class name.
         public let name: String
-        /// `$classes`: the class followed by its superclasses, as the archive claims them.
+        /// `$classes`: the class followed by its superclasses, as the archive claims them (empty
+        /// when the class dictionary has no `$classes`; see ``storesClasses``).
         public let classes: [String]
         /// `$classhints`, when present (alternative class names for the unarchiver; rare).
         public let hints: [String]?
+        /// Whether the class dictionary stores `$classes`. Xcode's SpriteKit scene editor writes
+        /// the classes of an app's own `GKComponent` subclasses as `$classname` alone; Apple's
+        /// unarchiver looks a class up by `$classname` and needs `$classes` only for its
+        /// fallbacks, so such a dictionary is read, and written back without `$classes`.
+        public let storesClasses: Bool
 
         /// A class dictionary of the class `name`, its `$classes` chain `classes` and optional `$classhints`.
         public init(name: String, classes: [String], hints: [String]? = nil) {
             self.name = name
             self.classes = classes
             self.hints = hints
+            self.storesClasses = true
         }
+
+        /// A class dictionary of the class `name` with no `$classes` (``storesClasses`` false),
+        /// and optional `$classhints`.
+        public init(nameOnly name: String, hints: [String]? = nil) {
+            self.name = name
+            self.classes = []
+            self.hints = hints
+            self.storesClasses = false
+        }
+
+        /// Whether the dictionary holds more than `$classname` and `$classes`, the shape every
+        /// `NSKeyedArchiver` writes.
+        var isPlain: Bool { storesClasses && hints == nil }
     }
 
     /// One `$top` entry: a top-level key and what it holds — almost always a UID naming an
@@ -90,7 +110,8 @@ public struct ArchiveGraph: Hashable, Sendable {
         public var uid: PropertyListUID? { value.uidValue }
     }
 
-    /// `$archiver` (always `NSKeyedArchiver` once validated).
+    /// `$archiver`: `NSKeyedArchiver`, or the name of a subclass that wrote the archive
+    /// (SceneKit's `SCNKeyedArchiver`); Apple's unarchiver does not read it.
     public let archiver: String
     /// `$version` (always 100000 once validated).
     public let version: PropertyListInteger

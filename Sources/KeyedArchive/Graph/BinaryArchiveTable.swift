@@ -300,6 +300,20 @@ final class BinaryArchiveTable {
         }
     }
 
+    /// The value of a plain 16-byte integer entry (marker 0x14) that fits `UInt64`: what Core
+    /// Foundation writes for a `UInt64` of 2^63 or more (the high eight bytes zero). Nil for any
+    /// other entry, which the general path reads.
+    func plainUnsignedInteger(entry uid: Int) -> UInt64? {
+        let entry = entries[uid]
+        guard entry.kind == .integer else { return nil }
+        return withBytes { raw -> UInt64? in
+            let offset = Int(objectOffsets[Int(entry.object)])
+            // The validator checked the 16 bytes after the marker are in the file.
+            guard raw[offset] == 0x14, Self.load(raw, at: offset &+ 1, width: 8) == 0 else { return nil }
+            return UInt64(truncatingIfNeeded: Self.load(raw, at: offset &+ 9, width: 8))
+        }
+    }
+
     /// A validated integer object of 1, 2, 4 or 8 bytes (markers 0x10...0x13).
     @inline(__always)
     private static func integer(_ raw: UnsafeRawBufferPointer, marker: UInt8, at offset: Int) -> Int64 {

@@ -30,6 +30,14 @@
 /// are told apart). Strings, numbers and data are not kept (`diff` does not compare their
 /// sharing, and equal ones are written once anyway). Models are shared by identity without it.
 ///
+/// A model object decoded from a class dictionary of another shape (no `$classes`, as Xcode's
+/// SpriteKit scene editor writes an app's own classes, or with `$classhints`) is written back
+/// with that class dictionary.
+///
+/// An object that a field-mapped value's stored fields refer to (an attributed string's font
+/// that a cell also holds) is written as the shared object or model the decode made for it, or
+/// once for every value that reaches it: sharing through a value's insides is kept.
+///
 /// An unchanged value also comes back as its object was: a collection with the `$classes` chain
 /// it had (an `NSNull < %NSNull < NSObject`, not the chain the package writes by default), and a
 /// single value (an `NSURL`, `NSDate`, …) exactly as stored, down to an `NS.relative` that was an
@@ -80,6 +88,18 @@ public final class ArchiveIdentityTable {
     }
 
     private var sources: [Key: Source] = [:]
+    /// The archived object each object of a value's stored copy stands for (what a
+    /// field-mapped value's fields refer to, such as an attributed string's font), and the
+    /// ``ArchiveSharedObject`` an ``ArchiveValue`` decode made for an archived object. Encoding
+    /// writes a copy's object as the shared object decoded for the same archived object when
+    /// there is one, else once for every copy that stands for it, so that sharing through a
+    /// mapped value's insides is kept (issue 51). Shared objects are never replaced: a change
+    /// made to one is written.
+    private var copySources: [ObjectIdentifier: Int] = [:]
+    private var liveObjects: [Int: ArchiveValue] = [:]
+    /// The class dictionaries of another shape than `$classname` and `$classes` that model
+    /// objects were decoded from, by object: written back with them.
+    private var classDictionaries: [ObjectIdentifier: ArchiveGraph.ClassDescriptor] = [:]
     /// The values kept, so that their storage is not freed and reused while the table lives.
     private var kept: [Any] = []
 
@@ -103,6 +123,52 @@ public final class ArchiveIdentityTable {
         }
         sources[key] = Source(uid: uid, chain: chain, copy: copy())
         kept.append(value)
+    }
+
+    /// Notes that `object`, of a value's stored copy, stands for the archived object `uid` (kept
+    /// alive by the table, so that its identifier is not reused).
+    func recordCopy(_ object: ArchiveGenericObject, uid: Int) {
+        let key = ObjectIdentifier(object)
+        guard copySources[key] == nil else { return }
+        copySources[key] = uid
+        kept.append(object)
+    }
+
+    /// Notes the shared object (or the model) an ``ArchiveValue`` decode made for the archived
+    /// object `uid`.
+    func recordLive(_ object: ArchiveSharedObject?, uid: Int) {
+        guard let object, liveObjects[uid] == nil else { return }
+        liveObjects[uid] = .shared(object)
+    }
+
+    func recordLive(_ model: ArchiveModelObject, uid: Int) {
+        guard liveObjects[uid] == nil else { return }
+        liveObjects[uid] = .model(model)
+    }
+
+    /// Notes that the model `object` was decoded from an object whose class dictionary has
+    /// another shape (`descriptor`: no `$classes`, or `$classhints`).
+    func recordClassDictionary(_ descriptor: ArchiveGraph.ClassDescriptor, of object: AnyObject) {
+        let key = ObjectIdentifier(object)
+        guard classDictionaries[key] == nil else { return }
+        classDictionaries[key] = descriptor
+        kept.append(object)
+    }
+
+    /// The class dictionary of another shape the model `object` was decoded from, if any.
+    func classDictionary(of object: AnyObject) -> ArchiveGraph.ClassDescriptor? {
+        classDictionaries.isEmpty ? nil : classDictionaries[ObjectIdentifier(object)]
+    }
+
+    /// The archived object a copy's object stands for, if a decode noted one.
+    func sourceUID(of object: AnyObject) -> Int? {
+        guard !copySources.isEmpty else { return nil }
+        return copySources[ObjectIdentifier(object)]
+    }
+
+    /// The shared object or model decoded for the archived object `uid`, if any.
+    func liveObject(for uid: Int) -> ArchiveValue? {
+        liveObjects.isEmpty ? nil : liveObjects[uid]
     }
 
     /// What was noted for `value`, if it is one value this table kept, unchanged.

@@ -94,7 +94,9 @@ public enum ArchiveDumper {
 
     private static func render(_ graph: ArchiveGraph, nodeBudget: Int, rendering: ArchiveRenderingOptions = .raw,
                                options: ArchiveReadingOptions = .default, into sink: inout DumpSink) -> Bool {
-        sink.out.append("\(graph.archiver), version \(graph.version), \(graph.objects.count) objects\n")
+        // Any archiver's name is read (SceneKit's SCNKeyedArchiver): quoted unless plain.
+        DumpSink.appendName(graph.archiver, to: &sink.out)
+        sink.out.append(", version \(graph.version), \(graph.objects.count) objects\n")
         if rendering.legend {
             sink.out.append("(#N: object N of $objects, shown in full where first reached; -> #N: a later reference to it, or one back into it (a cycle))\n")
         }
@@ -106,7 +108,9 @@ public enum ArchiveDumper {
             classLines.append("  #\(index) ")
             DumpSink.appendName(descriptor.name, to: &classLines)
             let chainMatches = descriptor.classes.first.map { $0.isExactlyEqual(to: descriptor.name) } ?? false
-            if chainMatches {
+            if !descriptor.storesClasses {
+                classLines.append(" (no $classes)")
+            } else if chainMatches {
                 for superclass in descriptor.classes.dropFirst() {
                     classLines.append(" < ")
                     DumpSink.appendName(superclass, to: &classLines)

@@ -150,8 +150,17 @@ final class ArchiveFoundationInterpreter {
         case .rect(let rect): return "rect " + GeometryText.rect(rect)
         case .range(let range): return "range {\(range.location), \(range.length)}"
         case .edgeInsets(let insets):
-            return "edgeInsets {\(XMLRealText.percentG17(insets.top)), \(XMLRealText.percentG17(insets.left)), \(XMLRealText.percentG17(insets.bottom)), \(XMLRealText.percentG17(insets.right))}"
+            return "edgeInsets " + numbers([insets.top, insets.left, insets.bottom, insets.right])
+        case .uiEdgeInsets(let insets):
+            return "UIEdgeInsets " + numbers([insets.top, insets.left, insets.bottom, insets.right])
+        case .cgAffineTransform(let transform):
+            return "CGAffineTransform " + numbers([transform.a, transform.b, transform.c, transform.d, transform.tx, transform.ty])
+        case .offset(let offset):
+            return "UIOffset " + numbers([offset.horizontal, offset.vertical])
+        case .directionalEdgeInsets(let insets):
+            return "NSDirectionalEdgeInsets " + numbers([insets.top, insets.leading, insets.bottom, insets.trailing])
         }
+        func numbers(_ values: [Double]) -> String { "{" + values.map(XMLRealText.percentG17).joined(separator: ", ") + "}" }
     }
 
     /// The references stored as an inline array under `key`.

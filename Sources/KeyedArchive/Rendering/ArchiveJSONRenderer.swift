@@ -112,8 +112,10 @@ public enum ArchiveJSONRenderer {
             first = false
             sink.out.append("\"\(index)\": {\"$classname\": ")
             sink.out.appendJSONString(descriptor.name)
-            sink.out.append(", \"$classes\": ")
-            sink.appendStringArray(descriptor.classes)
+            if descriptor.storesClasses {
+                sink.out.append(", \"$classes\": ")
+                sink.appendStringArray(descriptor.classes)
+            }
             if let hints = descriptor.hints {
                 sink.out.append(", \"$classhints\": ")
                 sink.appendStringArray(hints)

@@ -47,6 +47,10 @@ struct FieldMapping {
     var companion: Companion?
     /// Why it is not more specific, for a comment.
     var reason: String?
+    /// The expression of the value's reference (the value's and the companion flag's
+    /// expressions given), when it is archived with a class chain of its own: how a value
+    /// without a key (`$0`) keeps that chain. Nil: `encoder.reference(for:)`.
+    var reference: ((String, String) -> String)?
 
     /// A flag beside a property: which of two stored forms an object used.
     struct Companion {
@@ -501,14 +505,19 @@ struct SwiftSourceWriter {
             counts[name, default: 0] += key.kinds.counts[kind] ?? 0
         }
         var mapping = objectMapping(type)
+        /// The reference of a value stored without a key, mutable as `flag` says (issue 51).
+        func reference(_ value: String, _ flag: String) -> String {
+            type == "String" ? "try encoder.reference(for: \(value), mutable: \(flag))"
+                : "try encoder.reference(for: ArchiveValue.data([UInt8](\(value)), mutable: \(flag)))"
+        }
         switch Self.mutability(names, counts: counts, mutableName: mutableName) {
         case .immutable: break
         case .mutable:
             mapping = FieldMapping(type: type, decode: mapping.decode, decodeIfPresent: mapping.decodeIfPresent,
-                                   encode: { value, key, _ in encode(value, key, "true") })
+                                   encode: { value, key, _ in encode(value, key, "true") }, reference: { value, _ in reference(value, "true") })
         case .mixed(let mostlyMutable):
             mapping = FieldMapping(type: type, decode: mapping.decode, decodeIfPresent: mapping.decodeIfPresent,
-                                   encode: encode, companion: Self.mutableCompanion(mutableName, mostlyMutable: mostlyMutable))
+                                   encode: encode, companion: Self.mutableCompanion(mutableName, mostlyMutable: mostlyMutable), reference: reference)
         }
         return mapping
     }
@@ -552,6 +561,15 @@ struct SwiftSourceWriter {
         }
         var companion: FieldMapping.Companion?
         if case .mixed(let mostlyMutable) = mutability { companion = Self.mutableCompanion(family.mutable, mostlyMutable: mostlyMutable) }
+        /// The reference expression with the chain the source had, for a value stored without a key.
+        func referenceWithClasses(defaultChain: [String]?) -> (String, String) -> String {
+            { value, flag in
+                if case .mixed = mutability { return "try encoder.reference(for: \(value), classes: \(mixedClasses(flag)))" }
+                let chain = { if case .mutable = mutability { return mutableChain } else { return immutableChain } }()
+                if let defaultChain, chain == defaultChain { return "try encoder.reference(for: \(value))" }
+                return "try encoder.reference(for: \(value), classes: [\(chain.map(Self.literal).joined(separator: ", "))])"
+            }
+        }
         func encodeWithClasses(defaultChain: [String]) -> (String, String, String) -> String {
             { value, key, flag in
                 if case .mixed = mutability { return "try encoder.encode(\(value), forKey: \(key), classes: \(mixedClasses(flag)))" }
@@ -564,13 +582,15 @@ struct SwiftSourceWriter {
             let type = "[\(elementType)]"
             return FieldMapping(type: type, decode: { "try decoder.decode(\(type).self, forKey: \($0))" },
                                 decodeIfPresent: { "try decoder.decodeIfPresent(\(type).self, forKey: \($0))" },
-                                encode: encodeWithClasses(defaultChain: ArchiveArray.arrayClasses), companion: companion, reason: reason)
+                                encode: encodeWithClasses(defaultChain: ArchiveArray.arrayClasses), companion: companion, reason: reason,
+                                reference: referenceWithClasses(defaultChain: ArchiveArray.arrayClasses))
         case "NSSet":
             if let element, element.isHashableAndComparable {
                 let type = "Set<\(element.type)>"
                 return FieldMapping(type: type, decode: { "try decoder.decode(\(type).self, forKey: \($0))" },
                                     decodeIfPresent: { "try decoder.decodeIfPresent(\(type).self, forKey: \($0))" },
-                                    encode: encodeWithClasses(defaultChain: ArchiveArray.setClasses), companion: companion)
+                                    encode: encodeWithClasses(defaultChain: ArchiveArray.setClasses), companion: companion,
+                                    reference: referenceWithClasses(defaultChain: ArchiveArray.setClasses))
             }
             // Elements a Set cannot hold or order (models, values of several kinds): an array in
             // the order stored, archived as the set it was.
@@ -583,7 +603,8 @@ struct SwiftSourceWriter {
                                     return "try encoder.encode(\(value), forKey: \(key), classes: [\(chain.map(Self.literal).joined(separator: ", "))])"
                                 },
                                 canBeDeferred: false, companion: companion,
-                                reason: reason ?? "an NSSet of elements a Swift Set cannot hold or order: an array in stored order")
+                                reason: reason ?? "an NSSet of elements a Swift Set cannot hold or order: an array in stored order",
+                                reference: referenceWithClasses(defaultChain: nil))
         case "NSOrderedSet":
             guard let element, element.isHashableAndComparable || element.isModel, companion == nil else { return nil }
             let type = "ArchiveOrderedSet<\(element.type)>"
@@ -595,7 +616,8 @@ struct SwiftSourceWriter {
             let type = "[String: \(elementType)]"
             return FieldMapping(type: type, decode: { "try decoder.decode(\(type).self, forKey: \($0))" },
                                 decodeIfPresent: { "try decoder.decodeIfPresent(\(type).self, forKey: \($0))" },
-                                encode: encodeWithClasses(defaultChain: ArchiveDictionary.dictionaryClasses), companion: companion, reason: reason)
+                                encode: encodeWithClasses(defaultChain: ArchiveDictionary.dictionaryClasses), companion: companion, reason: reason,
+                                reference: referenceWithClasses(defaultChain: ArchiveDictionary.dictionaryClasses))
         }
     }
 
@@ -950,7 +972,10 @@ struct SwiftSourceWriter {
                 }
             } else {
                 _ = index
-                store = { value in "try encoder.encodeRaw(.uid(try encoder.reference(for: \(value)).uid), forStoredKey: \(stored))" }
+                // A collection (or string) keeps its class chain through its reference (issue 51).
+                let flag = "self.\(property.name)\(mapping.companion?.suffix ?? "")"
+                let reference = mapping.reference ?? { value, _ in "try encoder.reference(for: \(value))" }
+                store = { value in "try encoder.encodeRaw(.uid(\(reference(value, flag)).uid), forStoredKey: \(stored))" }
             }
         } else {
             key = mapping.isInline && mapping.type == "PropertyListValue" ? Self.literal(property.storedKey) : Self.literal(property.userKey)

@@ -28,6 +28,9 @@ package final class ArchiveGenericObject: ArchiveObjectEncodable {
     package let classes: [String]
     /// The fields, by stored key, written in this order.
     package var fields: [(key: String, value: Field)]
+    /// The class dictionary as stored when it has another shape than `$classname` and
+    /// `$classes` (no `$classes`, or `$classhints`): written back that way.
+    package var storedDescriptor: ArchiveGraph.ClassDescriptor?
 
     /// An object archived with the `$classes` chain `classes` (class name first) and `fields`.
     package init(classes: [String], fields: [(key: String, value: Field)] = []) {
@@ -36,7 +39,13 @@ package final class ArchiveGenericObject: ArchiveObjectEncodable {
     }
 
     package func archiveReference(in encoder: KeyedArchiveEncoder) throws -> ArchiveReference {
-        try encoder.encodeObject(classes: classes, identity: self) { object in
+        // A copy of an object an ArchiveValue decode also gave as a shared object or a model: that
+        // one is written (once, and as it is now), not the copy (``ArchiveIdentityTable``).
+        if let identities = encoder.session.identities, let uid = identities.sourceUID(of: self), let live = identities.liveObject(for: uid),
+           let reference = try encoder.session.redirectingCopies(of: uid, { () throws(ArchiveError) in try encoder.reference(for: live) }) {
+            return reference
+        }
+        let body = { (object: KeyedArchiveEncoder) throws in
             for (key, field) in self.fields {
                 switch field {
                 case .inline(let value):
@@ -62,6 +71,8 @@ package final class ArchiveGenericObject: ArchiveObjectEncodable {
                 }
             }
         }
+        if let storedDescriptor { return try encoder.encodeObject(descriptor: storedDescriptor, identity: self, fields: body) }
+        return try encoder.encodeObject(classes: classes, identity: self, fields: body)
     }
 }
 
@@ -161,6 +172,8 @@ enum ArchiveGenericDecoding {
                 throw session.error(.depthLimitExceeded, "objects nest deeper than \(session.options.maximumDepth)", uid: uid)
             }
             let object = ArchiveGenericObject(classes: session.classChain(ofInstance: uid))
+            if let descriptor = session.classDescriptor(ofInstance: uid), !descriptor.isPlain { object.storedDescriptor = descriptor }
+            session.identities?.recordCopy(object, uid: uid)
             session.remember(object, uid: uid, type: memoType)
             pending.append((object, view.fields.dictionary, uid, depth))
             return .instance(object)

@@ -26,13 +26,21 @@ import PropertyList
 /// reference), an object several fields refer to is an ``ArchiveSharedObject``, and one that
 /// refers back to itself is made with ``ArchiveSharedObject/init(building:)``.
 ///
-/// Equality compares the class chain and the fields in order, each field by its kind of storage
-/// and its value.
+/// Equality compares the class dictionary (`$classname`, `$classes`, `$classhints`) and the
+/// fields in order, each field by its kind of storage and its value.
 public struct ArchiveInstance: Hashable, Sendable, CustomStringConvertible {
     /// The archived `$classname`.
     public var className: String
     /// The archived `$classes`, the class name first (empty when the archive has none).
     public var classes: [String]
+    /// Whether the class dictionary stores `$classes` (true unless decoded from one that does
+    /// not, as Xcode's SpriteKit scene editor writes for an app's own classes). When false, the
+    /// object is written with a class dictionary of `$classname` alone and ``classes`` is not
+    /// written.
+    public var storesClasses: Bool = true
+    /// The archived `$classhints` (the class names `classFallbacksForKeyedArchiver` gave the
+    /// archiver), written back when present.
+    public var classHints: [String]?
     /// The fields, in the order they are written (`$class` left out).
     public var fields: [Field]
 
@@ -111,6 +119,15 @@ public struct ArchiveInstance: Hashable, Sendable, CustomStringConvertible {
     /// begins with `$`); nil when absent.
     public subscript(key: String) -> FieldValue? {
         self[storedKey: ArchiveKeys.escape(key)]
+    }
+
+    /// Whether two `$classhints` are the same names (or both absent).
+    static func sameHints(_ a: [String]?, _ b: [String]?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case let (a?, b?): return a.isExactlyEqual(to: b)
+        default: return false
+        }
     }
 
     /// `<NSButtonCell: NSContents, NSCellFlags, …>`.

@@ -159,7 +159,7 @@ enum ArchiveValueEncoding {
     static func reference(for instance: ArchiveInstance, in encoder: KeyedArchiveEncoder, identity: AnyObject?) throws(ArchiveError) -> ArchiveReference {
         var classes = instance.classes
         if classes.first.map({ !$0.isExactlyEqual(to: instance.className) }) ?? true { classes.insert(instance.className, at: 0) }
-        return try encoder.encodeObject(classes: classes, identity: identity) { fields in
+        let body = { (fields: KeyedArchiveEncoder) throws in
             var written: Set<ExactString> = []
             for field in instance.fields {
                 guard !field.key.isExactlyEqual(to: ArchiveKeys.classKey), written.insert(ExactString(field.key)).inserted else {
@@ -209,6 +209,14 @@ enum ArchiveValueEncoding {
                 try fields.encodeRaw(stored, forStoredKey: field.key)
             }
         }
+        guard instance.storesClasses, instance.classHints == nil else {
+            // A class dictionary of another shape (no `$classes`, or `$classhints`), as stored.
+            let descriptor = instance.storesClasses
+                ? ArchiveGraph.ClassDescriptor(name: instance.className, classes: classes, hints: instance.classHints)
+                : ArchiveGraph.ClassDescriptor(nameOnly: instance.className, hints: instance.classHints)
+            return try encoder.encodeObject(descriptor: descriptor, identity: identity, fields: body)
+        }
+        return try encoder.encodeObject(classes: classes, identity: identity, fields: body)
     }
 
     /// A value stored in an object itself: scalars as they are, an inline container's

@@ -311,7 +311,9 @@ enum ArchiveValueDecoding {
         case .dictionary, .inlineDictionary:
             value = .dictionary(done.holdsDuplicateKeys ? keepingLastEntries(done.entries) : done.entries, mutable: done.mutable)
         case .instance:
-            let instance = ArchiveInstance(className: done.descriptor?.name ?? "", classes: done.descriptor?.classes ?? [], fields: done.fields)
+            var instance = ArchiveInstance(className: done.descriptor?.name ?? "", classes: done.descriptor?.classes ?? [], fields: done.fields)
+            instance.storesClasses = done.descriptor?.storesClasses ?? true
+            instance.classHints = done.descriptor?.hints
             if let mapping = done.mapping {
                 do {
                     value = try FieldMappedFoundation.value(of: instance, as: mapping, session: session, uid: done.uid)
@@ -420,7 +422,9 @@ enum ArchiveValueDecoding {
         switch try session.archiveValueClass(ofInstance: uid) {
         case .object(let object):
             if session.registry.decodesModelsInArchiveValues, let model = try session.archiveValueModel(uid: uid) {
-                return leaf(.model(ArchiveModelObject(model)))
+                let object = ArchiveModelObject(model)
+                session.identities?.recordLive(object, uid: uid)
+                return leaf(.model(object))
             }
             return leaf(.object(object))
         case .foundation(let found):
@@ -429,6 +433,7 @@ enum ArchiveValueDecoding {
             if let sharing = try sharing(session), sharing.isShared(uid) {
                 if let known = sharing.objects[uid] { return leaf(sharing.reference(to: known)) }
                 shared = sharing.make(uid)
+                session.identities?.recordLive(shared, uid: uid)
             }
             return try pushObject(uid, descriptor: descriptor, mapping: nil, shared: shared, stack: &stack, session: session, budget: budget)
         }
@@ -436,6 +441,7 @@ enum ArchiveValueDecoding {
             // An object several places refer to is one value: decoded once, here.
             if let known = sharing.objects[uid] { return leaf(sharing.reference(to: known)) }
             shared = sharing.make(uid)
+            session.identities?.recordLive(shared, uid: uid)
         }
         let inspects = session.registry.inspectsUnknownClasses
         func sharedLeaf(_ value: ArchiveValue) throws(ArchiveError) -> Node? {

@@ -41,7 +41,8 @@ enum ArchiveValueFidelity {
     }
 
     private static func hasChain(_ descriptor: ArchiveGraph.ClassDescriptor, _ chain: [String]?) -> Bool {
-        guard let chain, let first = chain.first else { return false }
+        // `$classhints`, or no `$classes`, is kept only by reading the object as its fields.
+        guard let chain, let first = chain.first, descriptor.isPlain else { return false }
         return descriptor.name.isExactlyEqual(to: first) && descriptor.classes.isExactlyEqual(to: chain)
     }
 
@@ -155,11 +156,19 @@ enum ArchiveValueFidelity {
                 guard let byKey = fields(entries, exactly: ["NS.special", "NS.rangeval.location", "NS.rangeval.length"]), byKey["NS.special"] == code,
                       case .integer(let location)? = plain(byKey["NS.rangeval.location"]), case .integer(let length)? = plain(byKey["NS.rangeval.length"]) else { return false }
                 return location == PropertyListInteger(UInt64(range.location)) && length == PropertyListInteger(UInt64(range.length))
-            case .edgeInsets(let insets):
-                guard let byKey = fields(entries, exactly: ["NS.special", "NS.edgeval.top", "NS.edgeval.left", "NS.edgeval.bottom", "NS.edgeval.right"]),
-                      byKey["NS.special"] == code else { return false }
-                return byKey["NS.edgeval.top"] == .real(.float64(insets.top)) && byKey["NS.edgeval.left"] == .real(.float64(insets.left))
-                    && byKey["NS.edgeval.bottom"] == .real(.float64(insets.bottom)) && byKey["NS.edgeval.right"] == .real(.float64(insets.right))
+            case .edgeInsets(let insets), .uiEdgeInsets(let insets):
+                return doubles([("NS.edgeval.top", insets.top), ("NS.edgeval.left", insets.left), ("NS.edgeval.bottom", insets.bottom), ("NS.edgeval.right", insets.right)])
+            case .cgAffineTransform(let transform):
+                return doubles(ArchiveSpecialValue.transformFields(transform))
+            case .offset(let offset):
+                return doubles([("NS.offset.h", offset.horizontal), ("NS.offset.v", offset.vertical)])
+            case .directionalEdgeInsets(let insets):
+                return doubles(ArchiveSpecialValue.directionalFields(insets))
+            }
+            /// `NS.special` and exactly these inline doubles.
+            func doubles(_ expected: [(String, Double)]) -> Bool {
+                guard let byKey = fields(entries, exactly: ["NS.special"] + expected.map(\.0)), byKey["NS.special"] == code else { return false }
+                return expected.allSatisfy { byKey[$0.0] == .real(.float64($0.1)) }
             }
         default:
             return true

@@ -206,7 +206,8 @@ extension ArchiveValue: Hashable {
             case let (.dictionary(a, _), .dictionary(b, _)):
                 guard sameElements(a, b) else { return false }
             case let (.instance(a), .instance(b)):
-                guard a.className.isExactlyEqual(to: b.className), a.classes.isExactlyEqual(to: b.classes), a.fields.count == b.fields.count else { return false }
+                guard a.className.isExactlyEqual(to: b.className), a.classes.isExactlyEqual(to: b.classes), a.fields.count == b.fields.count,
+                      a.storesClasses == b.storesClasses, ArchiveInstance.sameHints(a.classHints, b.classHints) else { return false }
                 for (x, y) in zip(a.fields, b.fields) {
                     guard x.key.isExactlyEqual(to: y.key) else { return false }
                     switch (x.value, y.value) {

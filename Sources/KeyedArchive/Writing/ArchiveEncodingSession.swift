@@ -65,6 +65,9 @@ final class ArchiveEncodingSession {
         var modelTypeIndex: [ObjectIdentifier: Int] = [:]
         var dataUIDs: [[UInt8]: Int] = [:]
         var classUIDs: [[ArchiveExactKey]: Int] = [:]
+        /// Class dictionaries of another shape than `$classname` and `$classes`, by
+        /// ``ArchiveEncodingSession/storedClassKey(_:)``.
+        var storedClassUIDs: [[ArchiveExactKey]: Int] = [:]
         var pendingConditionals: [(owner: Int, key: Int32, object: ObjectIdentifier)] = []
         var recentChains: [(chain: [String], uid: Int)] = []
         var table = ArchiveObjectTable()
@@ -83,6 +86,9 @@ final class ArchiveEncodingSession {
         /// ``ArchiveEncodingSession/identities``, here so that reading it takes no exclusivity check.
         var identities: ArchiveIdentityTable?
         var sharedReferences: [Int: ArchiveReference] = [:]
+        /// The archived objects whose copies are being written as their decoded shared object
+        /// or model: a copy met again inside is written itself, not redirected once more.
+        var redirectedCopies: Set<Int> = []
     }
     private let state: UnsafeMutablePointer<State>
 
@@ -128,6 +134,14 @@ final class ArchiveEncodingSession {
         get { state.pointee.identities }
         set { state.pointee.identities = newValue }
     }
+    /// Runs `encode` with the copies of `uid` not redirected (see `State.redirectedCopies`);
+    /// nil when they already are not.
+    func redirectingCopies(of uid: Int, _ encode: () throws(ArchiveError) -> ArchiveReference) throws(ArchiveError) -> ArchiveReference? {
+        guard state.pointee.redirectedCopies.insert(uid).inserted else { return nil }
+        defer { state.pointee.redirectedCopies.remove(uid) }
+        return try encode()
+    }
+
     var sharedReferences: [Int: ArchiveReference] {
         get { state.pointee.sharedReferences }
         _modify { yield &state.pointee.sharedReferences }
@@ -409,6 +423,23 @@ final class ArchiveEncodingSession {
         return Int(reference.uid.value)
     }
 
+    /// The UID of a class dictionary of another shape than `$classname` and `$classes` (no
+    /// `$classes`, or `$classhints`), written as it is described.
+    func classUID(storedAs descriptor: ArchiveGraph.ClassDescriptor) -> Int {
+        let key = Self.storedClassKey(descriptor)
+        if let known = state.pointee.storedClassUIDs[key] { return known }
+        let reference = append(.storedClassDescriptor(descriptor))
+        state.pointee.storedClassUIDs[key] = Int(reference.uid.value)
+        return Int(reference.uid.value)
+    }
+
+    /// A descriptor as exact keys: the name, the lengths of its lists (which say where each
+    /// ends, and whether each is present), then the names of each.
+    static func storedClassKey(_ descriptor: ArchiveGraph.ClassDescriptor) -> [ArchiveExactKey] {
+        let shape = "\(descriptor.storesClasses ? descriptor.classes.count : -1) \(descriptor.hints?.count ?? -1)"
+        return ([descriptor.name, shape] + descriptor.classes + (descriptor.hints ?? [])).map(ArchiveExactKey.init)
+    }
+
     /// The stop before the thread's stack runs out (see the decoding session's).
     @inline(never)
     private func stackExhausted() -> ArchiveError {
@@ -421,7 +452,9 @@ final class ArchiveEncodingSession {
     /// (their objects follow it depth-first), then its class dictionary is appended if this is
     /// the class's first use — Apple's order (format-notes §4).
     /// - Parameter identityIsNew: the caller has just looked `identity` up and not found it.
-    func encodeInstance(chain: [String], identity: AnyObject?, identityIsNew: Bool = false, type: ObjectIdentifier? = nil,
+    /// - Parameter descriptor: the class dictionary to write instead of `chain`'s, when it has
+    ///   another shape (no `$classes`, or `$classhints`).
+    func encodeInstance(chain: [String], descriptor: ArchiveGraph.ClassDescriptor? = nil, identity: AnyObject?, identityIsNew: Bool = false, type: ObjectIdentifier? = nil,
                         body: (KeyedArchiveEncoder) throws -> Void) throws(ArchiveError) -> ArchiveReference {
         guard state.pointee.frames.count <= options.maximumDepth else {
             failed = true
@@ -436,7 +469,15 @@ final class ArchiveEncodingSession {
         if !identityIsNew, let identity, let known = state.pointee.instanceUIDs[object: ObjectIdentifier(identity)] {
             return ArchiveReference(uid: PropertyListUID(UInt64(known)))
         }
+        // An object of a value's stored copy that stands for an archived object already written
+        // (or being written) through another copy or value: that object (``ArchiveIdentityTable``).
+        var sourceUID: Int?
+        if let identity, let identities = state.pointee.identities, let source = identities.sourceUID(of: identity) {
+            if let known = state.pointee.sharedReferences[source] { return known }
+            sourceUID = source
+        }
         let uid = state.pointee.table.entries.count
+        if let sourceUID { state.pointee.sharedReferences[sourceUID] = ArchiveReference(uid: PropertyListUID(UInt64(uid))) }
         state.pointee.instancesUntilCheck &-= 1
         if state.pointee.instancesUntilCheck <= 0 {
             state.pointee.instancesUntilCheck = WorkInterruption.interval
@@ -471,6 +512,15 @@ final class ArchiveEncodingSession {
         state.pointee.activeFrame = state.pointee.frames.count - 1
         state.pointee.activeOwner = state.pointee.frames[state.pointee.activeFrame].uid
         var classUID = typePosition >= 0 ? state.pointee.modelTypes[typePosition].classUID : -1
+        // A model decoded from a class dictionary of another shape, written back with it (the
+        // type's usual class UID left as it is for its other objects).
+        if let identity, let stored = state.pointee.identities?.classDictionary(of: identity), let name = chain.first, stored.name.isExactlyEqual(to: name) {
+            classUID = self.classUID(storedAs: stored)
+        }
+        if classUID < 0, let descriptor, !descriptor.isPlain {
+            if !state.pointee.chainOverrides.isEmpty { state.pointee.chainOverrides.removeValue(forKey: uid) }
+            classUID = self.classUID(storedAs: descriptor)
+        }
         if classUID < 0 {
             if !state.pointee.chainOverrides.isEmpty, let override = state.pointee.chainOverrides.removeValue(forKey: uid) {
                 classUID = self.classUID(chain: override)

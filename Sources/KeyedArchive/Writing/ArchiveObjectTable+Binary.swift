@@ -40,6 +40,11 @@ extension ArchiveObjectTable {
                 // The dictionary, two keys, the name, the `$classes` array and its names.
                 add(&total, 5)
                 add(&total, classes.count)
+            case .storedClassDescriptor(let descriptor):
+                // The dictionary, up to three keys, the name, two arrays and their names.
+                add(&total, 7)
+                add(&total, descriptor.classes.count)
+                add(&total, descriptor.hints?.count ?? 0)
             default:
                 add(&total, 1)
             }
@@ -68,7 +73,7 @@ extension ArchiveObjectTable {
             case ArchiveKeys.version:
                 builder.append(try builder.addInteger(PropertyListInteger(ArchiveKeys.formatVersion)), to: &root)
             case ArchiveKeys.archiver:
-                builder.append(try builder.addString(ArchiveKeys.archiverName), to: &root)
+                builder.append(try builder.addString(archiverName), to: &root)
             case ArchiveKeys.top:
                 builder.append(try writeTop(into: &builder), to: &root)
             default:
@@ -89,17 +94,26 @@ extension ArchiveObjectTable {
     private func stringsBesideEntries() -> StringCollisionFilter {
         var filter = StringCollisionFilter()
         for key in Self.rootKeyOrder(.current) { filter.insert(key) }
-        for fixed in [ArchiveKeys.archiverName, ArchiveKeys.null, ArchiveKeys.classKey, ArchiveKeys.className, ArchiveKeys.classes] {
+        for fixed in [archiverName, ArchiveKeys.null, ArchiveKeys.classKey, ArchiveKeys.className, ArchiveKeys.classes] {
             filter.insert(fixed)
         }
         // Every stored key, `$top`'s included, is numbered in `keyTexts`.
         for key in keyTexts { filter.insert(key) }
         for value in topValues { filter.insertStrings(of: value) }
         for value in otherFieldValues { filter.insertStrings(of: value) }
+        filter.insert(ArchiveKeys.classHints)
         for entry in entries {
-            guard case .classDescriptor(let name, let classes) = entry else { continue }
-            filter.insert(name)
-            for className in classes { filter.insert(className) }
+            switch entry {
+            case .classDescriptor(let name, let classes):
+                filter.insert(name)
+                for className in classes { filter.insert(className) }
+            case .storedClassDescriptor(let descriptor):
+                filter.insert(descriptor.name)
+                for className in descriptor.classes { filter.insert(className) }
+                for className in descriptor.hints ?? [] { filter.insert(className) }
+            default:
+                continue
+            }
         }
         return filter
     }
@@ -199,6 +213,21 @@ extension ArchiveObjectTable {
                 var names = try builder.beginArray(count: classes.count, depth: 3)
                 for className in classes { builder.append(try builder.addString(className), to: &names) }
                 builder.append(names.number, to: &descriptor)
+                number = descriptor.number
+            case .storedClassDescriptor(let stored):
+                let lists = [stored.storesClasses ? stored.classes : nil, stored.hints]
+                var descriptor = try builder.beginDictionary(count: 1 + lists.filter { $0 != nil }.count, depth: 2)
+                builder.append(try builder.addString(ArchiveKeys.className), to: &descriptor)
+                for (key, list) in zip([ArchiveKeys.classes, ArchiveKeys.classHints], lists) where list != nil {
+                    builder.append(try builder.addString(key), to: &descriptor)
+                }
+                builder.append(try builder.addString(stored.name), to: &descriptor)
+                for list in lists {
+                    guard let list else { continue }
+                    var names = try builder.beginArray(count: list.count, depth: 3)
+                    for className in list { builder.append(try builder.addString(className), to: &names) }
+                    builder.append(names.number, to: &descriptor)
+                }
                 number = descriptor.number
             }
             builder.append(number, to: &objects)

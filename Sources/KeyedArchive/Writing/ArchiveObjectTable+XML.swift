@@ -13,7 +13,7 @@ extension ArchiveObjectTable {
             builder.addKey(key, depth: 1)
             switch key {
             case ArchiveKeys.version: try builder.add(.integer(PropertyListInteger(ArchiveKeys.formatVersion)), depth: 1)
-            case ArchiveKeys.archiver: try builder.add(.string(ArchiveKeys.archiverName), depth: 1)
+            case ArchiveKeys.archiver: try builder.add(.string(archiverName), depth: 1)
             case ArchiveKeys.top: try writeTop(into: &builder)
             default: try writeObjects(into: &builder)
             }
@@ -105,6 +105,8 @@ extension ArchiveObjectTable {
                     }
                 }
                 builder.endDictionary(depth: 2)
+            case .storedClassDescriptor(let descriptor):
+                try builder.add(.dictionary(Self.classDictionary(descriptor)), depth: 2)
             }
         }
         builder.endArray(depth: 1)

@@ -147,6 +147,12 @@ extension ArchiveObjectTable {
                         throw refusal(change, path: pathToAnInstance(ofClass: uid), uid: uid)
                     }
                 }
+            case .storedClassDescriptor(let descriptor):
+                for className in [descriptor.name] + descriptor.classes + (descriptor.hints ?? []) {
+                    if let change = XMLArchiveFidelity.stringChange(className, what: "class name") {
+                        throw refusal(change, path: pathToAnInstance(ofClass: uid), uid: uid)
+                    }
+                }
             case .null, .integer, .bool, .data, .reserved:
                 break
             }

@@ -17,11 +17,18 @@ struct ArchiveObjectTable {
         /// growing and freeing them.)
         case instance(classUID: Int, fields: Range<Int>)
         case classDescriptor(name: String, classes: [String])
+        /// A class dictionary of another shape than `$classname` and `$classes`: without
+        /// `$classes` (Xcode's SpriteKit scene editor), or with `$classhints`. Written with its
+        /// keys in the order `$classname`, `$classes`, `$classhints`, each when present.
+        case storedClassDescriptor(ArchiveGraph.ClassDescriptor)
         /// A UID taken by an object whose fields are still being encoded.
         case reserved
     }
 
     var entries: [Entry] = [.null]
+    /// `$archiver`: `NSKeyedArchiver`, or the name a rewritten archive had (SceneKit's
+    /// `SCNKeyedArchiver`), which ``KeyedArchiver/roundTrip(_:registry:options:)`` keeps.
+    var archiverName = ArchiveKeys.archiverName
     /// Stored (escaped) keys by number.
     var keyTexts: [String] = []
     /// A field's value as the table holds it. UIDs and ordinary integers (nearly every field of
@@ -145,6 +152,20 @@ struct ArchiveObjectTable {
         }
     }
 
+    /// A class dictionary of any shape as a property list: `$classname`, then `$classes` and
+    /// `$classhints` when the descriptor has them.
+    static func classDictionary(_ descriptor: ArchiveGraph.ClassDescriptor) -> PropertyListDictionary {
+        var dictionary = PropertyListDictionary()
+        dictionary.append(key: ArchiveKeys.className, value: .string(descriptor.name))
+        if descriptor.storesClasses {
+            dictionary.append(key: ArchiveKeys.classes, value: .array(descriptor.classes.map(PropertyListValue.string)))
+        }
+        if let hints = descriptor.hints {
+            dictionary.append(key: ArchiveKeys.classHints, value: .array(hints.map(PropertyListValue.string)))
+        }
+        return dictionary
+    }
+
     // MARK: Property-list value (sharing by value)
 
     func propertyList(era: ArchiveWritingOptions.Era) -> PropertyListValue {
@@ -175,6 +196,8 @@ struct ArchiveObjectTable {
                 dictionary.append(key: ArchiveKeys.className, value: .string(name))
                 dictionary.append(key: ArchiveKeys.classes, value: .array(classes.map(PropertyListValue.string)))
                 objects.append(.dictionary(dictionary))
+            case .storedClassDescriptor(let descriptor):
+                objects.append(.dictionary(Self.classDictionary(descriptor)))
             }
         }
         var top = PropertyListDictionary()
@@ -185,7 +208,7 @@ struct ArchiveObjectTable {
         for key in Self.rootKeyOrder(era) {
             switch key {
             case ArchiveKeys.version: root.append(key: key, value: .integer(PropertyListInteger(ArchiveKeys.formatVersion)))
-            case ArchiveKeys.archiver: root.append(key: key, value: .string(ArchiveKeys.archiverName))
+            case ArchiveKeys.archiver: root.append(key: key, value: .string(archiverName))
             case ArchiveKeys.top: root.append(key: key, value: .dictionary(top))
             default: root.append(key: key, value: .array(objects))
             }
@@ -205,7 +228,7 @@ struct ArchiveObjectTable {
         let topKey = builder.constant(ArchiveKeys.top)
         let objectsKey = builder.constant(ArchiveKeys.objects)
         let versionValue = builder.fresh(.integer(PropertyListInteger(ArchiveKeys.formatVersion)))
-        let archiverValue = builder.fresh(.string(ArchiveKeys.archiverName))
+        let archiverValue = builder.fresh(.string(archiverName))
 
         var objectNumbers: [Int] = []
         objectNumbers.reserveCapacity(entries.count)
@@ -245,6 +268,18 @@ struct ArchiveObjectTable {
                 }
                 let names = builder.fresh(.array(chain))
                 objectNumbers.append(builder.fresh(.dictionary(keys: keys, values: [nameObject, names])))
+            case .storedClassDescriptor(let descriptor):
+                var keys = [builder.constant(ArchiveKeys.className)]
+                var values = [builder.className(descriptor.name)]
+                if descriptor.storesClasses {
+                    keys.append(builder.constant(ArchiveKeys.classes))
+                    values.append(builder.fresh(.array(descriptor.classes.map { builder.className($0) })))
+                }
+                if let hints = descriptor.hints {
+                    keys.append(builder.constant(ArchiveKeys.classHints))
+                    values.append(builder.fresh(.array(hints.map { builder.className($0) })))
+                }
+                objectNumbers.append(builder.fresh(.dictionary(keys: keys, values: values)))
             }
         }
         let objectsArray = builder.fresh(.array(objectNumbers))

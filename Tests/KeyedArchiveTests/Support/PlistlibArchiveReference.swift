@@ -76,7 +76,8 @@ for path in sys.argv[1:]:
             case .date(let date): text = value(.date(date))
             case .instance(let instance): text = value(.dictionary(instance.storage))
             case .classDescriptor(let descriptor):
-                text = "C:" + value(.string(descriptor.name)) + ":" + value(.array(descriptor.classes.map(PropertyListValue.string)))
+                // plistlib's side writes a missing `$classes` as it writes any other absent value.
+                text = "C:" + value(.string(descriptor.name)) + ":" + (descriptor.storesClasses ? value(.array(descriptor.classes.map(PropertyListValue.string))) : "t")
                     + ":" + (descriptor.hints.map { value(.array($0.map(PropertyListValue.string))) } ?? "-")
             case .other(let plain): text = value(plain)
             }
