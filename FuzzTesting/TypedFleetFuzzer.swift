@@ -107,6 +107,11 @@ enum TypedFleet {
             case .rect(let rect): return [.object("NSValue", 3), bits(rect.origin.x), bits(rect.origin.y), bits(rect.size.width), bits(rect.size.height)]
             case .range(let range): return [.object("NSValue", 4), .number(UInt64(range.location)), .number(UInt64(range.length))]
             case .edgeInsets(let insets): return [.object("NSValue", 12), bits(insets.top), bits(insets.left), bits(insets.bottom), bits(insets.right)]
+            case .cgAffineTransform(let t): return [.object("NSValue", 10), bits(t.a), bits(t.b), bits(t.c), bits(t.d), bits(t.tx), bits(t.ty)]
+            case .uiEdgeInsets(let insets): return [.object("NSValue", 11), bits(insets.top), bits(insets.left), bits(insets.bottom), bits(insets.right)]
+            case .offset(let offset): return [.object("NSValue", 13), bits(offset.horizontal), bits(offset.vertical)]
+            case .directionalEdgeInsets(let insets):
+                return [.object("NSValue", 14), bits(insets.top), bits(insets.leading), bits(insets.bottom), bits(insets.trailing)]
             }
         })
     }
@@ -206,6 +211,9 @@ enum TypedFleet {
                     // A stored key no coder can name ("$version" unescaped) cannot be
                     // decoded or written again, so there is no rewrite to compare.
                     guard let key = ArchiveKeys.unescape(top.key) else { return [] }
+                    // A number stored in `$top` itself (compiled nibs do) is copied as stored,
+                    // as `roundTrip` copies it: an ArchiveValue is an object of `$objects`.
+                    guard case .uid = top.value else { continue }
                     values.append((key, try reader.decodeIfPresent(ArchiveValue.self, forKey: key)))
                 }
                 return values
@@ -232,6 +240,10 @@ enum TypedFleet {
         let archiver = KeyedArchiver(registry: registry, options: writing)
         let written: [UInt8]
         switch Result(catching: { () throws(ArchiveError) in
+            for top in graph.top where !(top.key.hasPrefix("$") && Int(top.key.dropFirst()) != nil) {
+                if case .uid = top.value { continue }
+                try archiver.topLevelEncoder.encodeRaw(top.value, forStoredKey: top.key)
+            }
             for (key, value) in values {
                 if key.hasPrefix("$"), Int(key.dropFirst()) != nil, let value { try archiver.encodeUnkeyed(value) } else { try archiver.encode(value, forKey: key) }
             }
@@ -263,9 +275,16 @@ enum TypedFleet {
                 if case .date = element { return true }
                 return element.isContainer
             }
+            // References inside an inline container keep their form only in an array of
+            // references alone (FieldValue.objects); in a set, a dictionary or beside plain
+            // values they come back as values (F17: no archiver writes these shapes).
+            let references = { (elements: [PropertyListValue]) in elements.filter { $0.uidValue != nil }.count }
             switch value {
-            case .array(let elements), .set(let elements): return elements.contains(where: hasNoWrittenForm)
-            case .dictionary(let dictionary): return dictionary.entries.contains { hasNoWrittenForm($0.value) }
+            case .array(let elements):
+                let count = references(elements)
+                return elements.contains(where: hasNoWrittenForm) || (count > 0 && count < elements.count)
+            case .set(let elements): return elements.contains(where: hasNoWrittenForm) || references(elements) > 0
+            case .dictionary(let dictionary): return dictionary.entries.contains { hasNoWrittenForm($0.value) || $0.value.uidValue != nil }
             default: return false
             }
         }
