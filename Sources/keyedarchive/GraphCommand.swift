@@ -58,8 +58,11 @@ struct GraphCommand: ToolCommand {
         let graph = try readArchiveGraph(path)
         let signature = format == .dot ? ArchiveGraphDOT.signature : ArchiveGraphPage.signature
         try refuseForeignOutput(output, signature: signature, force: force)
+        // A box of the DOT output stands for up to 8 nodes of the model; a huge --max-nodes
+        // saturates rather than wrapping to a negative bound.
+        let (dotNodes, overflow) = max(maximumNodes ?? ArchiveGraphDOT.defaultMaximumBoxes, 1).multipliedReportingOverflow(by: 8)
         let model = ArchiveGraphModel(graph, rendering: rendering, maximumNodes: format == .html ? maximumNodes ?? ArchiveGraphModel.defaultMaximumNodes
-                                        : max(maximumNodes ?? ArchiveGraphDOT.defaultMaximumBoxes, 1) &* 8)
+                                        : overflow ? Int.max : dotNodes)
         var startNode: Int?
         if let start {
             guard let node = model.node(at: start) else {

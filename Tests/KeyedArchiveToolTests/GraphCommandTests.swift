@@ -25,6 +25,15 @@ import Testing
         try ToolEndToEndTests.run(["graph"] + arguments)
     }
 
+    /// A `--max-nodes` near `Int.max` draws the whole graph: the DOT bound (8 model nodes a box)
+    /// saturates instead of wrapping to a negative one, which drew nothing.
+    @Test func hugeMaximumNodesDrawsEverything() throws {
+        let whole = try Self.graph([Self.fleet, "--dot"])
+        let huge = try Self.graph([Self.fleet, "--dot", "--max-nodes", String(Int.max)])
+        #expect(huge.status == 0, "\(huge.error)")
+        #expect(huge.output == whole.output)
+    }
+
     /// The fleet's DOT: one box per object (Glider #11, shared by two pilots' lists, has two
     /// incoming solid edges), each airplane's `owner` a dashed edge back to its pilot.
     @Test func fleetDOTIsItsGraph() throws {
